@@ -1,0 +1,19 @@
+// Package exec builds the isolated environment of every task vx runs and
+// starts the task's script as a child process.
+//
+// It owns three things:
+//
+//   - the environment policy: [BuildIsolatedEnv] composes a child's env from
+//     a fixed allowlist ([EssentialEnv]), the task's declared passThrough
+//     names, its literal defines and its bin paths, and [TaskEnviron] adds the
+//     variables vx sets on every task (VX_RUN_*, npm_lifecycle_*, npm_package_*);
+//   - program lookup against the child's PATH (not vx's own), with PATHEXT on
+//     Windows;
+//   - the process lifecycle: a script runs in its own process group (Unix) or
+//     job object (Windows), so interrupting or killing a task reaches its whole
+//     process tree.
+//
+// The package imports nothing else of vx: it takes plain values (names, maps,
+// paths, the parent environment as a []string) so the policy is a pure
+// function that can be table-tested for every operating system on one machine.
+package exec
