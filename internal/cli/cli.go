@@ -1,0 +1,397 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/guard"
+	"github.com/vxrun/vx/internal/run"
+	"github.com/vxrun/vx/workspace"
+)
+
+// Version is vx's version, set at build time with
+// -ldflags "-X github.com/vxrun/vx/internal/cli.Version=v1.2.3".
+var Version = "v0.1.0-dev"
+
+// Exit codes; docs/cli.md documents them.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // a task failed (several tasks ran)
+	ExitUsage  = 2 // bad command line, config, workspace, or a nested run
+)
+
+// Process is what vx takes from the operating system.
+type Process struct {
+	Args    []string // without the program name
+	Environ []string // the environment vx was started with
+	Dir     string   // the working directory, absolute
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// StdinTerminal and StdoutTerminal/StderrTerminal say which streams
+	// are terminals: a single task takes the terminal's foreground, and
+	// prefixes are coloured only on a terminal.
+	StdinTerminal, StdoutTerminal, StderrTerminal bool
+	Signals                                       <-chan os.Signal // SIGINT and SIGTERM received by vx
+	GOOS                                          string           // "" = runtime.GOOS
+	NumCPU                                        int
+}
+
+// Main runs vx and returns its exit code.
+func Main(p Process) int {
+	if p.GOOS == "" {
+		p.GOOS = runtime.GOOS
+	}
+	if p.NumCPU < 1 {
+		p.NumCPU = runtime.NumCPU()
+	}
+	code, err := dispatch(&p)
+	if err != nil {
+		fmt.Fprintln(p.Stderr, err)
+		var ue *usageError
+		if errors.As(err, &ue) && code == 0 {
+			code = ExitUsage
+		}
+		if code == 0 {
+			code = ExitUsage
+		}
+	}
+	return code
+}
+
+type command struct {
+	name    string
+	summary string
+	usage   string
+	flags   []flagSpec
+	run     func(p *Process, a *parsed) (int, error)
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{runCmd, envCmd, lsCmd}
+}
+
+func dispatch(p *Process) (int, error) {
+	args := p.Args
+	if len(args) == 0 {
+		fmt.Fprint(p.Stderr, mainHelp())
+		return ExitUsage, nil
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		if args[0] == "help" && len(args) > 1 {
+			c := findCommand(args[1])
+			if c == nil {
+				return ExitUsage, usagef("vx help: unknown command %q; commands: run, env, ls", args[1])
+			}
+			fmt.Fprint(p.Stdout, commandHelp(c))
+			return ExitOK, nil
+		}
+		fmt.Fprint(p.Stdout, mainHelp())
+		return ExitOK, nil
+	case "-v", "--version", "version":
+		fmt.Fprintf(p.Stdout, "vx %s\n", Version)
+		return ExitOK, nil
+	}
+	c := findCommand(args[0])
+	if c == nil {
+		if strings.HasPrefix(args[0], "-") {
+			return ExitUsage, usagef("vx: unknown flag %q before the command; try vx run <task> %s", args[0], args[0])
+		}
+		return ExitUsage, usagef("vx: unknown command %q; commands: run, env, ls (vx --help for more)", args[0])
+	}
+	a, err := parseFlags(c.name, c.flags, args[1:])
+	if err != nil {
+		return ExitUsage, err
+	}
+	if a.help {
+		fmt.Fprint(p.Stdout, commandHelp(c))
+		return ExitOK, nil
+	}
+	return c.run(p, a)
+}
+
+func findCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func mainHelp() string {
+	var b strings.Builder
+	b.WriteString("vx runs the package.json scripts of a JavaScript workspace, each in an isolated environment.\n\n")
+	b.WriteString("Usage:\n  vx <command> [arguments] [flags]\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-6s %s\n", c.name, c.summary)
+	}
+	b.WriteString("  help   show help for a command: vx help run\n\n")
+	b.WriteString("Flags:\n  --help       show help\n  --version    print vx's version\n\n")
+	b.WriteString("Exit codes: 0 success, 1 a task failed, 2 usage or config error or a nested run,\n")
+	b.WriteString("the task's own code when one task ran, 130/143 after SIGINT/SIGTERM. See docs/cli.md.\n")
+	return b.String()
+}
+
+func commandHelp(c *command) string {
+	return fmt.Sprintf("%s\n\nUsage:\n  %s\n\nFlags:\n%s  --help                   show this help\n", c.summary, c.usage, flagHelp(c.flags))
+}
+
+// load finds the workspace around dir and reads its vx.json.
+func load(p *Process) (*workspace.Workspace, *config.Config, error) {
+	ws, err := workspace.Discover(p.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Load(ws.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, cfg, nil
+}
+
+var runCmd = &command{
+	name:    "run",
+	summary: "run tasks (package.json scripts) with their dependencies",
+	usage:   "vx run <task>... [--filter <project>]... [--concurrency N] [--continue] [--dry-run[=json]] [-- <args>]",
+	flags: []flagSpec{
+		{name: "filter", kind: listFlag, arg: "<project>", usage: "run in the projects named, matched by a glob on names (* ?), or under ./path (repeatable)"},
+		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
+		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
+		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
+		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after SIGINT/SIGTERM, time tasks get before they are killed (default 5s)"},
+	},
+	run: runRun,
+}
+
+func runRun(p *Process, a *parsed) (int, error) {
+	conc := p.NumCPU
+	if v := a.str("concurrency"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return ExitUsage, usagef("vx run: --concurrency takes a whole number of at least 1, not %q", v)
+		}
+		conc = n
+	}
+	graceDur := 5 * time.Second
+	if v := a.str("grace"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return ExitUsage, usagef("vx run: --grace takes a duration such as 2s or 500ms, not %q", v)
+		}
+		graceDur = d
+	}
+	dry := a.set["dry-run"]
+	dryFormat := a.str("dry-run")
+	if dry && dryFormat != "" && dryFormat != "json" && dryFormat != "text" {
+		return ExitUsage, usagef("vx run: --dry-run takes no value or =json, not %q", dryFormat)
+	}
+	if len(a.pos) == 0 {
+		return ExitUsage, usagef("vx run: name a task to run, e.g. vx run build (vx help run)")
+	}
+	ws, cfg, err := load(p)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if !dry {
+		outerWS, _ := exec.LookupEnv(p.Environ, exec.WorkspaceEnv, p.GOOS)
+		outerTask, _ := exec.LookupEnv(p.Environ, exec.TaskEnv, p.GOOS)
+		if err := guard.Check(ws.Root, outerWS, outerTask); err != nil {
+			return ExitUsage, err
+		}
+	}
+	g, err := run.Plan(ws, cfg, run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir})
+	if err != nil {
+		return ExitUsage, err
+	}
+	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
+	if dry {
+		return ExitOK, printPlan(p.Stdout, g, envOf, a.after, dryFormat == "json")
+	}
+	noColor := false
+	if v, ok := exec.LookupEnv(p.Environ, "NO_COLOR", p.GOOS); ok && v != "" {
+		noColor = true
+	}
+	out := run.Execute(g, run.Options{
+		Concurrency: conc,
+		Continue:    a.set["continue"],
+		Grace:       graceDur,
+		Args:        a.after,
+		Env:         envOf,
+		Stdin:       p.Stdin,
+		Stdout:      p.Stdout,
+		Stderr:      p.Stderr,
+		Terminal:    p.StdinTerminal,
+		Color:       p.StdoutTerminal && p.StderrTerminal && !noColor,
+		Signals:     p.Signals,
+	})
+	return out.Code(), nil
+}
+
+type planTask struct {
+	ID        string   `json:"id"`
+	Project   string   `json:"project"`
+	Task      string   `json:"task"`
+	Dir       string   `json:"dir"`
+	Command   string   `json:"command"`
+	Args      []string `json:"args"`
+	DependsOn []string `json:"dependsOn"`
+	Env       []string `json:"env"`
+}
+
+func printPlan(w io.Writer, g *run.Graph, envOf func(*run.Node) []string, args []string, asJSON bool) error {
+	tasks := make([]planTask, 0, len(g.Nodes))
+	for _, n := range g.Nodes {
+		t := planTask{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
+			Args: append([]string{}, args...), DependsOn: []string{}, Env: []string{}}
+		for _, d := range n.Deps {
+			t.DependsOn = append(t.DependsOn, d.ID)
+		}
+		for _, kv := range envOf(n) {
+			k, _, _ := strings.Cut(kv, "=")
+			t.Env = append(t.Env, k)
+		}
+		tasks = append(tasks, t)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Tasks []planTask `json:"tasks"`
+		}{tasks})
+	}
+	for i, t := range tasks {
+		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s", i+1, t.ID, t.Dir, t.Command)
+		for _, a := range t.Args {
+			fmt.Fprintf(w, " %s", a)
+		}
+		fmt.Fprintln(w)
+		if len(t.DependsOn) > 0 {
+			fmt.Fprintf(w, "   after:   %s\n", strings.Join(t.DependsOn, ", "))
+		}
+		fmt.Fprintf(w, "   env:     %s\n", strings.Join(t.Env, " "))
+	}
+	return nil
+}
+
+var envCmd = &command{
+	name:    "env",
+	summary: "print the exact environment a task's child process gets",
+	usage:   "vx env <task> | vx env <project>#<task> [--json]",
+	flags: []flagSpec{
+		{name: "json", kind: boolFlag, usage: "print a JSON object {task, env} instead of KEY=VALUE lines"},
+	},
+	run: runEnv,
+}
+
+func runEnv(p *Process, a *parsed) (int, error) {
+	if len(a.pos) != 1 {
+		return ExitUsage, usagef("vx env: name one task: vx env build (in a project) or vx env web#build")
+	}
+	ws, cfg, err := load(p)
+	if err != nil {
+		return ExitUsage, err
+	}
+	sel := run.Selection{Tasks: []string{a.pos[0]}, Dir: p.Dir}
+	if proj, task, ok := strings.Cut(a.pos[0], "#"); ok {
+		if ws.Project(proj) == nil {
+			return ExitUsage, usagef("vx env: the workspace has no project named %q; vx ls lists them", proj)
+		}
+		sel = run.Selection{Tasks: []string{task}, Filters: []string{proj}, Dir: p.Dir}
+	} else if ws.Current != nil && ws.Current.IsRoot && len(ws.Projects) > 1 {
+		sel.Filters = []string{ws.Current.Name}
+	}
+	g, err := run.Plan(ws, cfg, sel)
+	if err != nil {
+		return ExitUsage, err
+	}
+	// The target is the last node: dependencies come first.
+	n := g.Nodes[len(g.Nodes)-1]
+	env := run.TaskEnv(ws, n, p.Environ, p.GOOS)
+	if a.set["json"] {
+		m := make(map[string]string, len(env))
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			m[k] = v
+		}
+		enc := json.NewEncoder(p.Stdout)
+		enc.SetIndent("", "  ")
+		return ExitOK, enc.Encode(struct {
+			Task string            `json:"task"`
+			Env  map[string]string `json:"env"`
+		}{n.ID, m})
+	}
+	for _, kv := range env {
+		fmt.Fprintln(p.Stdout, kv)
+	}
+	return ExitOK, nil
+}
+
+var lsCmd = &command{
+	name:    "ls",
+	summary: "list the workspace's projects",
+	usage:   "vx ls [--json]",
+	flags: []flagSpec{
+		{name: "json", kind: boolFlag, usage: "print a JSON object {root, projects} instead of a table"},
+	},
+	run: runLs,
+}
+
+type lsProject struct {
+	Name      string   `json:"name"`
+	Dir       string   `json:"dir"`
+	Path      string   `json:"path"`
+	Version   string   `json:"version,omitempty"`
+	Root      bool     `json:"root"`
+	Scripts   []string `json:"scripts"`
+	DependsOn []string `json:"dependsOn"`
+}
+
+func runLs(p *Process, a *parsed) (int, error) {
+	if len(a.pos) > 0 {
+		return ExitUsage, usagef("vx ls: takes no arguments, got %q", a.pos[0])
+	}
+	ws, err := workspace.Discover(p.Dir)
+	if err != nil {
+		return ExitUsage, err
+	}
+	var list []lsProject
+	for _, pr := range ws.Projects {
+		scripts := make([]string, 0, len(pr.Scripts))
+		for s := range pr.Scripts {
+			scripts = append(scripts, s)
+		}
+		sort.Strings(scripts)
+		list = append(list, lsProject{Name: pr.Name, Dir: pr.Dir, Path: pr.RelDir, Version: pr.Version, Root: pr.IsRoot,
+			Scripts: scripts, DependsOn: append([]string{}, pr.Deps...)})
+	}
+	if a.set["json"] {
+		enc := json.NewEncoder(p.Stdout)
+		enc.SetIndent("", "  ")
+		return ExitOK, enc.Encode(struct {
+			Root     string      `json:"root"`
+			Projects []lsProject `json:"projects"`
+		}{ws.Root, list})
+	}
+	width := 0
+	for _, l := range list {
+		width = max(width, len(l.Name))
+	}
+	for _, l := range list {
+		fmt.Fprintf(p.Stdout, "%-*s  %s\n", width, l.Name, l.Path)
+	}
+	return ExitOK, nil
+}

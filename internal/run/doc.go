@@ -1,0 +1,9 @@
+// Package run is vx's orchestrator. [Plan] selects the tasks a `vx run`
+// asks for and closes them over their dependsOn declarations into a
+// [Graph]; [Execute] runs that graph with a concurrency limit, owns the
+// output (direct for one task, line-prefixed for several, and a summary) and
+// fans signals out to every running task's process tree.
+//
+// Each task's environment comes from [TaskEnv], the one function both
+// `vx run` and `vx env` use, so what `vx env` shows is what the child gets.
+package run

@@ -1,0 +1,298 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/workspace"
+)
+
+// TaskEnv returns the exact environment of n's child process: the isolated
+// env built from parent (the environment vx was started with) and n's
+// declarations, with the project's bin paths in front of PATH, then the
+// variables vx sets on every task. `vx run` and `vx env` both call it.
+func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
+	opts := exec.EnvOptions{
+		Source:      parent,
+		PassThrough: config.ExpandPassThrough(n.Config.PassThrough, parent, goos),
+		Define:      n.Config.Define,
+		BinPaths:    ws.BinPaths(n.Project),
+		GOOS:        goos,
+	}
+	return exec.TaskEnviron(opts, exec.TaskVars{
+		Workspace:      ws.Root,
+		ID:             n.ID,
+		Event:          n.Task,
+		Script:         n.Script,
+		PackageName:    n.Project.Name,
+		PackageVersion: n.Project.Version,
+		PackageJSON:    n.Project.Manifest,
+	})
+}
+
+// Options control [Execute].
+type Options struct {
+	Concurrency int           // tasks running at once; at least 1
+	Continue    bool          // after a failure, keep running what does not depend on it
+	Grace       time.Duration // after a signal, how long tasks get to exit before their trees are killed
+	Args        []string      // appended to every script (after --)
+
+	Env func(*Node) []string // the child environment of a task (TaskEnv)
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Terminal       bool // stdin is a terminal: a single task may take the foreground
+	Color          bool // colour the prefixes and the summary
+
+	// Signals delivers the interrupts vx receives (SIGINT, SIGTERM). The
+	// first is passed on once to every running task's process tree and
+	// stops new tasks from starting; a second, or the end of Grace, kills
+	// the trees.
+	Signals <-chan os.Signal
+}
+
+// Outcome says how a run ended.
+type Outcome struct {
+	Total     int      // tasks in the graph
+	Started   int      // tasks that were started
+	Succeeded int      //
+	Failed    []string // IDs of failed tasks, in the order they ended
+	Skipped   int      // tasks not started: a dependency failed, or the run stopped
+	Signal    os.Signal
+	// ExitCode of the one task that ran, when exactly one did.
+	ExitCode int
+	Elapsed  time.Duration
+}
+
+// ErrTasksFailed is wrapped by the error Execute returns when a task failed.
+var ErrTasksFailed = errors.New("tasks failed")
+
+// Code returns the exit code vx should end with: 128+signal after an
+// interrupt, the task's own code when exactly one task ran, 1 when any task
+// failed, else 0.
+func (o Outcome) Code() int {
+	switch {
+	case o.Signal != nil:
+		if s, ok := o.Signal.(syscall.Signal); ok {
+			return 128 + int(s)
+		}
+		return 130
+	case o.Started == 1:
+		return o.ExitCode
+	case len(o.Failed) > 0:
+		return 1
+	}
+	return 0
+}
+
+type result struct {
+	n      *Node
+	res    exec.Result
+	err    error
+	closer func()
+}
+
+// Execute runs g. Dependencies finish before their dependents start.
+func Execute(g *Graph, opts Options) Outcome {
+	start := time.Now()
+	out := Outcome{Total: len(g.Nodes)}
+	if opts.Concurrency < 1 {
+		opts.Concurrency = 1
+	}
+	single := len(g.Nodes) == 1
+	stdout := &lockedWriter{w: opts.Stdout}
+	stderr := &lockedWriter{w: opts.Stderr}
+	width := 0
+	for _, n := range g.Nodes {
+		width = max(width, len(n.ID))
+	}
+
+	pending := make([]int, len(g.Nodes)) // unfinished dependencies
+	dependents := make([][]*Node, len(g.Nodes))
+	for _, n := range g.Nodes {
+		pending[n.index] = len(n.Deps)
+		for _, d := range n.Deps {
+			dependents[d.index] = append(dependents[d.index], n)
+		}
+	}
+	var ready []*Node // kept in graph order
+	for _, n := range g.Nodes {
+		if pending[n.index] == 0 {
+			ready = append(ready, n)
+		}
+	}
+	blocked := make([]bool, len(g.Nodes)) // a dependency failed or was skipped
+	running := map[*Node]*exec.Process{}
+	results := make(chan result)
+	stopping := false
+	var grace <-chan time.Time
+
+	startTask := func(n *Node) {
+		spec := exec.Spec{Script: n.Script, Args: opts.Args, Dir: n.Project.Dir, Env: opts.Env(n)}
+		closer := func() {}
+		if single {
+			spec.Stdin, spec.Stdout, spec.Stderr = opts.Stdin, opts.Stdout, opts.Stderr
+			spec.Foreground = opts.Terminal
+		} else {
+			prefix := taskPrefix(n.ID, width, n.index, opts.Color)
+			o, e := newPrefixWriter(stdout, prefix), newPrefixWriter(stderr, prefix)
+			spec.Stdout, spec.Stderr = o, e
+			closer = func() { o.Close(); e.Close() }
+		}
+		out.Started++
+		p, err := exec.Start(spec)
+		if err != nil {
+			go func() { results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer} }()
+			running[n] = nil
+			return
+		}
+		running[n] = p
+		go func() {
+			res, err := p.Wait()
+			results <- result{n: n, res: res, err: err, closer: closer}
+		}()
+	}
+
+	signalAll := func(sig os.Signal) {
+		for _, p := range running {
+			if p != nil {
+				p.Signal(sig)
+			}
+		}
+	}
+	killAll := func() {
+		for _, p := range running {
+			if p != nil {
+				p.Kill()
+			}
+		}
+	}
+
+	for {
+		for !stopping && len(running) < opts.Concurrency && len(ready) > 0 {
+			n := ready[0]
+			ready = ready[1:]
+			startTask(n)
+		}
+		if len(running) == 0 {
+			break
+		}
+		select {
+		case r := <-results:
+			delete(running, r.n)
+			r.closer()
+			failed := r.err != nil || r.res.ExitCode != 0
+			out.ExitCode = r.res.ExitCode // used only when exactly one task ran
+			if !failed {
+				out.Succeeded++
+			} else {
+				out.Failed = append(out.Failed, r.n.ID)
+				if r.err != nil {
+					fmt.Fprintf(stderr, "vx: %s: %v\n", r.n.ID, r.err)
+				} else if !single && out.Signal == nil {
+					fmt.Fprintf(stderr, "vx: %s failed: %s\n", r.n.ID, describe(r.res))
+				}
+				if !opts.Continue {
+					stopping = true
+				}
+			}
+			for _, d := range dependents[r.n.index] {
+				if failed {
+					blocked[d.index] = true
+				}
+				pending[d.index]--
+				if pending[d.index] == 0 {
+					if blocked[d.index] {
+						markBlocked(d, dependents, pending, blocked)
+					} else {
+						ready = insertByIndex(ready, d)
+					}
+				}
+			}
+		case sig := <-opts.Signals:
+			if out.Signal == nil {
+				out.Signal = sig
+				stopping = true
+				signalAll(sig)
+				if opts.Grace > 0 {
+					grace = time.After(opts.Grace)
+				} else {
+					killAll()
+				}
+			} else {
+				killAll()
+			}
+		case <-grace:
+			killAll()
+		}
+	}
+	out.Skipped = out.Total - out.Started
+	out.Elapsed = time.Since(start)
+	if !single {
+		fmt.Fprintln(stderr, summary(out, opts.Color))
+	}
+	return out
+}
+
+// markBlocked propagates a failure: n will not run, nor will anything that
+// waits on it. Counts are decremented so the bookkeeping stays exact.
+func markBlocked(n *Node, dependents [][]*Node, pending []int, blocked []bool) {
+	for _, d := range dependents[n.index] {
+		blocked[d.index] = true
+		pending[d.index]--
+		if pending[d.index] == 0 {
+			markBlocked(d, dependents, pending, blocked)
+		}
+	}
+}
+
+func insertByIndex(ready []*Node, n *Node) []*Node {
+	i := sort.Search(len(ready), func(i int) bool { return ready[i].index > n.index })
+	ready = append(ready, nil)
+	copy(ready[i+1:], ready[i:])
+	ready[i] = n
+	return ready
+}
+
+func describe(r exec.Result) string {
+	if r.Signal != "" {
+		return fmt.Sprintf("killed by %s (exit code %d)", r.Signal, r.ExitCode)
+	}
+	return fmt.Sprintf("exit code %d", r.ExitCode)
+}
+
+// summary is the one line printed after a run of several tasks.
+func summary(o Outcome, color bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "vx: %d %s: %d succeeded", o.Total, plural(o.Total, "task", "tasks"), o.Succeeded)
+	if len(o.Failed) > 0 {
+		fail := fmt.Sprintf("%d failed (%s)", len(o.Failed), strings.Join(o.Failed, ", "))
+		if color {
+			fail = "\x1b[1;31m" + fail + colorReset
+		}
+		b.WriteString(", " + fail)
+	}
+	if o.Skipped > 0 {
+		fmt.Fprintf(&b, ", %d not run", o.Skipped)
+	}
+	if o.Signal != nil {
+		fmt.Fprintf(&b, ", interrupted by %v", o.Signal)
+	}
+	fmt.Fprintf(&b, " in %s", o.Elapsed.Round(time.Millisecond))
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,6 @@
+//go:build !unix && !windows
+
+package term
+
+// IsTerminal reports false where terminals are not known.
+func IsTerminal(fd uintptr) bool { return false }
