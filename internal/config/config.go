@@ -1,0 +1,99 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// FileName is the name of the config file at the workspace root.
+const FileName = "vx.json"
+
+// Config is a parsed vx.json.
+type Config struct {
+	// Path is the file that was read (or looked for, when Load found none),
+	// as given to Parse or built by Load.
+	Path string
+	// Tasks maps each key of "tasks", as written ("build" or "web#build"), to
+	// its declarations. It is never nil after Load or Parse.
+	Tasks map[string]Task
+}
+
+// Task is what vx.json declares for a task. A task without an entry has the
+// zero Task: no dependencies and an environment of essentials only. Empty
+// lists and maps are nil.
+type Task struct {
+	// DependsOn lists the tasks to finish first, as written: "^name" (task
+	// name of every workspace dependency of the project), "name" (another task
+	// of the same project) or "project#name" (that exact task).
+	DependsOn []string
+	// PassThrough lists variable names, or prefixes ending in "*", that the
+	// task may read from vx's environment; see [ExpandPassThrough].
+	PassThrough []string
+	// Define maps variable names to literal values set for the task.
+	Define map[string]string
+}
+
+// Load reads <root>/vx.json. A missing file is an empty config (no tasks),
+// not an error; a directory or an unreadable file is an error, and so is any
+// problem in the file's content (an [*Error]).
+func Load(root string) (*Config, error) {
+	path := filepath.Join(root, FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Config{Path: path, Tasks: map[string]Task{}}, nil
+	}
+	if err != nil {
+		// ReadFile's error for a directory differs between systems: ask.
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("config: %s: is a directory, not a file", quotePath(path))
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// The path is already in front; keep the cause only, still wrapped.
+			return nil, fmt.Errorf("config: %s: %s: %w", quotePath(path), pe.Op, pe.Err)
+		}
+		return nil, fmt.Errorf("config: %s: %w", quotePath(path), err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses the content of a vx.json file; path is used in error messages
+// only. A file holding nothing but whitespace and comments is an empty
+// config. Any error is an [*Error] with the line and column of the problem.
+func Parse(path string, data []byte) (*Config, error) {
+	root, serr := parseJSONC(data)
+	if serr == nil {
+		var c *Config
+		c, serr = decode(root)
+		if serr == nil {
+			c.Path = path
+			return c, nil
+		}
+	}
+	line, col := position(data, serr.off)
+	return nil, &Error{Path: path, Line: line, Col: col, Msg: serr.msg}
+}
+
+// TaskFor returns the declarations of task in project: the "<project>#<task>"
+// entry when there is one, else the generic "<task>" entry, else the zero
+// Task. A project entry replaces the generic one entirely; fields it leaves
+// out are empty, not inherited. The result shares nothing with c.
+func (c *Config) TaskFor(project, task string) Task {
+	if c == nil {
+		return Task{}
+	}
+	t, ok := c.Tasks[project+"#"+task]
+	if !ok {
+		t = c.Tasks[task]
+	}
+	return Task{
+		DependsOn:   slices.Clone(t.DependsOn),
+		PassThrough: slices.Clone(t.PassThrough),
+		Define:      maps.Clone(t.Define),
+	}
+}

@@ -1,0 +1,267 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// This file checks the parsed tree against the layout of vx.json and builds
+// the Config. The first problem in document order is reported.
+
+// Keys known at each level, in the order suggestions prefer them.
+var (
+	topKeys  = []string{"tasks", "$schema"}
+	taskKeys = []string{"dependsOn", "env"}
+	envKeys  = []string{"passThrough", "define"}
+)
+
+func decode(root *node) (*Config, *syntaxError) {
+	c := &Config{Tasks: map[string]Task{}}
+	if root == nil {
+		return c, nil
+	}
+	if root.kind != kindObject {
+		return nil, errAt(root.off, "the top level must be an object, found %s", root.describe())
+	}
+	for _, m := range root.members {
+		switch m.key {
+		case "tasks":
+			if err := decodeTasks(c, m.val); err != nil {
+				return nil, err
+			}
+		case "$schema":
+			if m.val.kind != kindString {
+				return nil, errAt(m.val.off, `"$schema" must be a string, found %s`, m.val.describe())
+			}
+		default:
+			hint := suggest(m.key, topKeys)
+			if hint == "" {
+				hint = `; tasks go inside "tasks": {...}`
+			}
+			return nil, errAt(m.keyOff, "unknown top-level key %q%s", m.key, hint)
+		}
+	}
+	return c, nil
+}
+
+func decodeTasks(c *Config, n *node) *syntaxError {
+	if n.kind != kindObject {
+		return errAt(n.off, `"tasks" must be an object, found %s`, n.describe())
+	}
+	for _, m := range n.members {
+		if reason := checkTaskRef(m.key, false); reason != "" {
+			return errAt(m.keyOff, "invalid task key %q: %s", m.key, reason)
+		}
+		t, err := decodeTask(m.key, m.val)
+		if err != nil {
+			return err
+		}
+		c.Tasks[m.key] = t
+	}
+	return nil
+}
+
+func decodeTask(name string, n *node) (Task, *syntaxError) {
+	var t Task
+	if n.kind != kindObject {
+		hint := ""
+		if n.kind == kindArray {
+			hint = `; did you mean {"dependsOn": [...]}?`
+		}
+		return t, errAt(n.off, "task %q must be an object, found %s%s", name, n.describe(), hint)
+	}
+	for _, m := range n.members {
+		switch m.key {
+		case "dependsOn":
+			list, err := stringList(m.val, "dependsOn", name)
+			if err != nil {
+				return t, err
+			}
+			for i, dep := range list {
+				if reason := checkTaskRef(dep, true); reason != "" {
+					return t, errAt(m.val.elems[i].off, "invalid dependsOn entry %q in task %q: %s", dep, name, reason)
+				}
+			}
+			t.DependsOn = list
+		case "env":
+			if err := decodeEnv(&t, name, m.val); err != nil {
+				return t, err
+			}
+		default:
+			hint := suggest(m.key, taskKeys)
+			if hint == "" && suggest(m.key, envKeys) != "" {
+				hint = `; it belongs inside "env": {...}`
+			}
+			if hint == "" {
+				hint = `; known keys are "dependsOn" and "env"`
+			}
+			return t, errAt(m.keyOff, "unknown key %q in task %q%s", m.key, name, hint)
+		}
+	}
+	return t, nil
+}
+
+func decodeEnv(t *Task, name string, n *node) *syntaxError {
+	if n.kind != kindObject {
+		return errAt(n.off, `"env" of task %q must be an object, found %s`, name, n.describe())
+	}
+	for _, m := range n.members {
+		switch m.key {
+		case "passThrough":
+			list, err := stringList(m.val, "passThrough", name)
+			if err != nil {
+				return err
+			}
+			for i, p := range list {
+				if reason := checkPassThrough(p); reason != "" {
+					return errAt(m.val.elems[i].off, "invalid passThrough name %q in task %q: %s", p, name, reason)
+				}
+			}
+			t.PassThrough = list
+		case "define":
+			if err := decodeDefine(t, name, m.val); err != nil {
+				return err
+			}
+		default:
+			hint := suggest(m.key, envKeys)
+			if hint == "" && suggest(m.key, taskKeys) != "" {
+				hint = `; it belongs in the task, outside "env"`
+			}
+			if hint == "" {
+				hint = `; known keys are "passThrough" and "define"`
+			}
+			return errAt(m.keyOff, "unknown key %q in task %q%s", m.key, name, hint)
+		}
+	}
+	return nil
+}
+
+func decodeDefine(t *Task, name string, n *node) *syntaxError {
+	if n.kind != kindObject {
+		return errAt(n.off, `"define" of task %q must be an object of strings, found %s`, name, n.describe())
+	}
+	for _, m := range n.members {
+		if reason := checkVarName(m.key); reason != "" {
+			return errAt(m.keyOff, "invalid define name %q in task %q: %s", m.key, name, reason)
+		}
+		v := m.val
+		if v.kind != kindString {
+			hint := ""
+			if v.kind == kindNumber || v.kind == kindBool {
+				lit := v.str
+				if v.kind == kindBool {
+					lit = strconv.FormatBool(v.boolean)
+				}
+				hint = fmt.Sprintf("; did you mean %q?", lit)
+			}
+			return errAt(v.off, "define %q in task %q must be a string, found %s%s", m.key, name, v.describe(), hint)
+		}
+		if strings.IndexByte(v.str, 0) >= 0 {
+			return errAt(v.off, "define %q in task %q: a value cannot contain NUL", m.key, name)
+		}
+		if t.Define == nil {
+			t.Define = map[string]string{}
+		}
+		t.Define[m.key] = v.str
+	}
+	return nil
+}
+
+// stringList decodes an array of strings; an empty array is nil.
+func stringList(n *node, key, task string) ([]string, *syntaxError) {
+	if n.kind != kindArray {
+		hint := ""
+		if n.kind == kindString {
+			hint = fmt.Sprintf("; did you mean [%q]?", n.str)
+		}
+		return nil, errAt(n.off, "%q of task %q must be an array of strings, found %s%s", key, task, n.describe(), hint)
+	}
+	var list []string
+	for i, e := range n.elems {
+		if e.kind != kindString {
+			return nil, errAt(e.off, "%q of task %q: entry %d must be a string, found %s", key, task, i+1, e.describe())
+		}
+		list = append(list, e.str)
+	}
+	return list, nil
+}
+
+// checkTaskRef returns why s is not a valid task reference, or "". Task keys
+// are "task" or "project#task"; dependsOn entries may also be "^task".
+func checkTaskRef(s string, caret bool) string {
+	if s == "" {
+		return "a task name cannot be empty"
+	}
+	if strings.HasPrefix(s, "^") {
+		if !caret {
+			return `a task key cannot start with "^"; "^" belongs in "dependsOn"`
+		}
+		rest := s[1:]
+		switch {
+		case rest == "":
+			return `"^" must be followed by a task name, as in "^build"`
+		case strings.HasPrefix(rest, "^"):
+			return `only one "^" is allowed`
+		case strings.Contains(rest, "#"):
+			_, task, _ := strings.Cut(rest, "#")
+			if checkTaskRef(rest, false) != "" {
+				return `"^" cannot be combined with a project`
+			}
+			return fmt.Sprintf(`"^" cannot be combined with a project; write %q or %q`, "^"+task, rest)
+		}
+		return checkChars(rest)
+	}
+	project, task, found := strings.Cut(s, "#")
+	switch {
+	case !found:
+		return checkChars(s)
+	case project == "":
+		return `missing project name before "#"`
+	case task == "":
+		return `missing task name after "#"`
+	case strings.Contains(task, "#"):
+		return `more than one "#"`
+	case strings.HasPrefix(task, "^"):
+		return `a task name cannot start with "^"`
+	}
+	return checkChars(s)
+}
+
+// checkChars rejects control characters, which no project or script name
+// contains and which would garble vx's output.
+func checkChars(s string) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Sprintf("control character U+%04X in a name", r)
+		}
+	}
+	return ""
+}
+
+// checkVarName returns why s is not a valid environment variable name, or "".
+func checkVarName(s string) string {
+	switch {
+	case s == "":
+		return "a name cannot be empty"
+	case strings.Contains(s, "="):
+		return `a name cannot contain "="`
+	case strings.IndexByte(s, 0) >= 0:
+		return "a name cannot contain NUL"
+	}
+	return ""
+}
+
+// checkPassThrough returns why s is not a valid passThrough entry, or "".
+func checkPassThrough(s string) string {
+	if reason := checkVarName(s); reason != "" {
+		return reason
+	}
+	if s == "*" {
+		return `"*" alone would pass vx's whole environment; list names or prefixes such as "NEXT_PUBLIC_*"`
+	}
+	if i := strings.IndexByte(s, '*'); i >= 0 && i != len(s)-1 {
+		return `"*" is allowed only at the end, as in "NEXT_PUBLIC_*"`
+	}
+	return ""
+}

@@ -1,0 +1,109 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ExpandPassThrough turns passThrough entries into the exact variable names
+// to hand to the environment builder.
+//
+//   - A plain name is returned as written, whether or not source holds it:
+//     the builder drops names the parent environment lacks, so "unset" stays
+//     unset.
+//   - An entry ending in "*" is a prefix: it becomes every name in source
+//     (a list of "KEY=VALUE" entries) that starts with the prefix, spelled as
+//     in source. A prefix that matches nothing adds nothing. "*" anywhere
+//     else is an ordinary character. A bare "*" (an empty prefix) matches
+//     every name; [Parse] refuses it in vx.json because it would undo the
+//     isolation.
+//   - Empty entries are ignored, and so are source entries without "=" or
+//     whose name is empty or starts with "=" (Windows keeps per-drive current
+//     directories in such hidden entries, like "=C:=C:\work").
+//
+// When goos is "windows", prefixes match case-insensitively and names that
+// differ only in case count as one: a plain name keeps the spelling written
+// in vx.json, otherwise the first in sorted order is kept. Elsewhere case
+// matters.
+//
+// The result is sorted (byte order) and holds each name once; it is nil when
+// empty.
+func ExpandPassThrough(patterns []string, source []string, goos string) []string {
+	fold := goos == "windows"
+	var plain, matched []string
+	for _, p := range patterns {
+		prefix, isPattern := strings.CutSuffix(p, "*")
+		if !isPattern {
+			if p != "" {
+				plain = append(plain, p)
+			}
+			continue
+		}
+		for _, kv := range source {
+			name, _, ok := strings.Cut(kv, "=")
+			if !ok || name == "" {
+				continue
+			}
+			if hasPrefix(name, prefix, fold) {
+				matched = append(matched, name)
+			}
+		}
+	}
+	slices.Sort(plain)
+	slices.Sort(matched)
+	var out []string
+	seen := map[string]bool{}
+	for _, list := range [][]string{plain, matched} {
+		for _, name := range list {
+			key := name
+			if fold {
+				key = foldKey(name)
+			}
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hasPrefix reports whether s starts with prefix, ignoring case (Unicode
+// simple folding, as strings.EqualFold) when fold is set.
+func hasPrefix(s, prefix string, fold bool) bool {
+	if !fold {
+		return strings.HasPrefix(s, prefix)
+	}
+	for prefix != "" {
+		if s == "" {
+			return false
+		}
+		pr, pn := utf8.DecodeRuneInString(prefix)
+		sr, sn := utf8.DecodeRuneInString(s)
+		if pr == utf8.RuneError || sr == utf8.RuneError {
+			// Invalid UTF-8 matches only itself, byte for byte.
+			if prefix[:pn] != s[:sn] {
+				return false
+			}
+		} else if !strings.EqualFold(string(pr), string(sr)) {
+			return false
+		}
+		prefix, s = prefix[pn:], s[sn:]
+	}
+	return true
+}
+
+// foldKey maps names that are equal under strings.EqualFold to one key.
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		// The smallest rune of the fold orbit is the same for every member.
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		return low
+	}, s)
+}
