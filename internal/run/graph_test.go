@@ -1,0 +1,257 @@
+package run
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/workspace"
+)
+
+// testWorkspace builds a workspace from "name:dep1,dep2:script1,script2"
+// specs; the first is the root.
+func testWorkspace(t testing.TB, specs ...string) *workspace.Workspace {
+	t.Helper()
+	root := filepath.FromSlash("/ws")
+	ws := &workspace.Workspace{Root: root}
+	for i, s := range specs {
+		parts := strings.Split(s, ":")
+		p := &workspace.Project{Name: parts[0], Scripts: map[string]string{}, IsRoot: i == 0}
+		if i == 0 {
+			p.Dir, p.RelDir = root, "."
+		} else {
+			p.RelDir = "packages/" + parts[0]
+			p.Dir = filepath.Join(root, "packages", parts[0])
+		}
+		if len(parts) > 1 && parts[1] != "" {
+			p.Deps = strings.Split(parts[1], ",")
+		}
+		if len(parts) > 2 && parts[2] != "" {
+			for _, sc := range strings.Split(parts[2], ",") {
+				p.Scripts[sc] = "echo " + p.Name + " " + sc
+			}
+		}
+		ws.Projects = append(ws.Projects, p)
+	}
+	ws.Current = ws.Projects[0]
+	return ws
+}
+
+func mustConfig(t testing.TB, src string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("vx.json", []byte(src))
+	if err != nil {
+		t.Fatalf("config.Parse: %v", err)
+	}
+	return cfg
+}
+
+// planIDs renders a graph as "id<-dep,dep" in plan order.
+func planIDs(g *Graph) []string {
+	var out []string
+	for _, n := range g.Nodes {
+		s := n.ID
+		if len(n.Deps) > 0 {
+			var ds []string
+			for _, d := range n.Deps {
+				ds = append(ds, d.ID)
+			}
+			s += "<-" + strings.Join(ds, ",")
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestPlan(t *testing.T) {
+	ws := testWorkspace(t,
+		"root::build,lint",
+		"a::build,test,codegen",
+		"b:a:build,test",
+		"c:b,a:build",
+		"d:zzz-external:test",
+	)
+	tests := []struct {
+		name    string
+		config  string
+		current string // project the run starts in; "" = root
+		sel     Selection
+		want    []string
+		wantErr string
+	}{
+		{
+			name: "root selects every project but the root",
+			sel:  Selection{Tasks: []string{"build"}},
+			want: []string{"a#build", "b#build", "c#build"},
+		},
+		{
+			name:   "caret deps order dependencies first",
+			config: `{"tasks": {"build": {"dependsOn": ["^build"]}}}`,
+			sel:    Selection{Tasks: []string{"build"}},
+			want:   []string{"a#build", "b#build<-a#build", "c#build<-a#build,b#build"},
+		},
+		{
+			name:    "from a project: its task and the closure",
+			config:  `{"tasks": {"build": {"dependsOn": ["^build", "codegen"]}}}`,
+			current: "b",
+			sel:     Selection{Tasks: []string{"build"}},
+			want:    []string{"a#codegen", "a#build<-a#codegen", "b#build<-a#build"},
+		},
+		{
+			name:    "exact project#task dependency",
+			config:  `{"tasks": {"test": {"dependsOn": ["a#codegen"]}}}`,
+			current: "d",
+			sel:     Selection{Tasks: []string{"test"}},
+			want:    []string{"a#codegen", "d#test<-a#codegen"},
+		},
+		{
+			name:    "referenced task without a script is skipped",
+			config:  `{"tasks": {"test": {"dependsOn": ["^test", "nosuch", "c#test"]}}}`,
+			current: "d",
+			sel:     Selection{Tasks: []string{"test"}},
+			want:    []string{"d#test"},
+		},
+		{
+			name:   "project#task entry replaces the generic one",
+			config: `{"tasks": {"build": {"dependsOn": ["^build"]}, "c#build": {}}}`,
+			sel:    Selection{Tasks: []string{"build"}, Filters: []string{"c"}},
+			want:   []string{"c#build"},
+		},
+		{
+			name: "filter by glob selects the root too",
+			sel:  Selection{Tasks: []string{"build"}, Filters: []string{"r*"}},
+			want: []string{"root#build"},
+		},
+		{
+			name: "filter by path",
+			sel:  Selection{Tasks: []string{"build"}, Filters: []string{"./packages/b"}, Dir: filepath.FromSlash("/ws")},
+			want: []string{"b#build"},
+		},
+		{
+			name: "filter by parent path selects all below",
+			sel:  Selection{Tasks: []string{"test"}, Filters: []string{"../packages"}, Dir: filepath.FromSlash("/ws/x")},
+			want: []string{"a#test", "b#test", "d#test"},
+		},
+		{
+			name: "several tasks",
+			sel:  Selection{Tasks: []string{"test", "build"}, Filters: []string{"a", "b"}},
+			want: []string{"a#test", "b#test", "a#build", "b#build"},
+		},
+		{
+			name:    "cycle is printed",
+			config:  `{"tasks": {"a#build": {"dependsOn": ["b#build"]}, "b#build": {"dependsOn": ["c#build"]}, "c#build": {"dependsOn": ["a#build"]}}}`,
+			current: "a",
+			sel:     Selection{Tasks: []string{"build"}},
+			wantErr: "vx run: dependsOn has a cycle: a#build -> b#build -> c#build -> a#build; remove one of these dependencies in vx.json",
+		},
+		{
+			name:    "self cycle",
+			config:  `{"tasks": {"build": {"dependsOn": ["build"]}}}`,
+			current: "a",
+			sel:     Selection{Tasks: []string{"build"}},
+			wantErr: "vx run: dependsOn has a cycle: a#build -> a#build; remove one of these dependencies in vx.json",
+		},
+		{
+			name:    "unknown project in dependsOn",
+			config:  `{"tasks": {"build": {"dependsOn": ["nope#build"]}}}`,
+			current: "a",
+			sel:     Selection{Tasks: []string{"build"}},
+			wantErr: `vx run: task "a#build" depends on "nope#build", but the workspace has no project named "nope"`,
+		},
+		{
+			name:    "missing script in the current project",
+			current: "d",
+			sel:     Selection{Tasks: []string{"build"}},
+			wantErr: `vx run: project "d" has no script "build"; its scripts: test`,
+		},
+		{
+			name:    "no selected project has the script",
+			sel:     Selection{Tasks: []string{"deploy"}},
+			wantErr: `vx run: none of the 4 selected projects has a script "deploy"`,
+		},
+		{
+			name:    "filter matching nothing",
+			sel:     Selection{Tasks: []string{"build"}, Filters: []string{"zz*"}},
+			wantErr: `vx run: --filter "zz*" matches no project; run vx ls to see the projects`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := tt.config
+			if src == "" {
+				src = "{}"
+			}
+			w := *ws
+			if tt.current != "" {
+				w.Current = w.Project(tt.current)
+			}
+			g, err := Plan(&w, mustConfig(t, src), tt.sel)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("Plan() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Plan() error = %v", err)
+			}
+			if diff := cmp.Diff(tt.want, planIDs(g)); diff != "" {
+				t.Errorf("Plan() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"web", "web", true},
+		{"web", "webx", false},
+		{"*", "@scope/web", true},
+		{"@scope/*", "@scope/web", true},
+		{"@scope/*", "@other/web", false},
+		{"w?b", "web", true},
+		{"w?b", "wb", false},
+		{"*-app", "my-app", true},
+		{"*-app", "my-apps", false},
+		{"a*b*c", "axxbyyc", true},
+		{"a*b*c", "axxbyy", false},
+		{"", "", true},
+		{"", "a", false},
+		{"**", "", true},
+	}
+	for _, tt := range tests {
+		if got := globMatch(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkPlan plans `vx run build` at the root of a workspace of 1,000
+// projects, each depending on up to three earlier ones, with ^build.
+func BenchmarkPlan(b *testing.B) {
+	specs := []string{"root::"}
+	for i := range 1000 {
+		var deps []string
+		for _, d := range []int{i - 1, i - 7, i - 31} {
+			if d >= 0 {
+				deps = append(deps, fmt.Sprintf("p%04d", d))
+			}
+		}
+		specs = append(specs, fmt.Sprintf("p%04d:%s:build", i, strings.Join(deps, ",")))
+	}
+	ws := testWorkspace(b, specs...)
+	cfg := mustConfig(b, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := Plan(ws, cfg, Selection{Tasks: []string{"build"}})
+		if err != nil || len(g.Nodes) != 1000 {
+			b.Fatalf("Plan() = %d nodes, %v", len(g.Nodes), err)
+		}
+	}
+}
