@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,11 +57,7 @@ func Main(p Process) int {
 	code, err := dispatch(&p)
 	if err != nil {
 		fmt.Fprintln(p.Stderr, err)
-		var ue *usageError
-		if errors.As(err, &ue) && code == 0 {
-			code = ExitUsage
-		}
-		if code == 0 {
+		if code == ExitOK {
 			code = ExitUsage
 		}
 	}
@@ -305,21 +300,21 @@ func runEnv(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	sel := run.Selection{Tasks: []string{a.pos[0]}, Dir: p.Dir}
-	if proj, task, ok := strings.Cut(a.pos[0], "#"); ok {
-		if ws.Project(proj) == nil {
-			return ExitUsage, usagef("vx env: the workspace has no project named %q; vx ls lists them", proj)
+	proj, task := ws.Current, a.pos[0]
+	if name, t, ok := strings.Cut(a.pos[0], "#"); ok {
+		if proj = ws.Project(name); proj == nil {
+			return ExitUsage, usagef("vx env: the workspace has no project named %q; vx ls lists them", name)
 		}
-		sel = run.Selection{Tasks: []string{task}, Filters: []string{proj}, Dir: p.Dir}
-	} else if ws.Current != nil && ws.Current.IsRoot && len(ws.Projects) > 1 {
-		sel.Filters = []string{ws.Current.Name}
+		task = t
+	} else if proj.IsRoot && len(ws.Projects) > 1 {
+		if _, ok := proj.Scripts[task]; !ok {
+			return ExitUsage, usagef("vx env: at the workspace root, name the project too: vx env <project>#%s (vx ls lists the projects)", task)
+		}
 	}
-	g, err := run.Plan(ws, cfg, sel)
+	n, err := run.Task(cfg, proj, task)
 	if err != nil {
 		return ExitUsage, err
 	}
-	// The target is the last node: dependencies come first.
-	n := g.Nodes[len(g.Nodes)-1]
 	env := run.TaskEnv(ws, n, p.Environ, p.GOOS)
 	if a.set["json"] {
 		m := make(map[string]string, len(env))

@@ -290,7 +290,18 @@ func missingScriptError(projects []*workspace.Project, task string) error {
 		if len(names) > 0 {
 			have = "its scripts: " + strings.Join(names, ", ")
 		}
-		return fmt.Errorf("vx run: project %q has no script %q; %s", p.Name, task, have)
+		return fmt.Errorf("vx: project %q has no script %q; %s", p.Name, task, have)
 	}
 	return fmt.Errorf("vx run: none of the %d selected projects has a script %q", len(projects), task)
+}
+
+// Task returns the node of one task without its dependencies, for
+// commands that look at a single task (vx env). It is an error when the
+// project has no such script.
+func Task(cfg *config.Config, proj *workspace.Project, task string) (*Node, error) {
+	script, ok := proj.Scripts[task]
+	if !ok {
+		return nil, missingScriptError([]*workspace.Project{proj}, task)
+	}
+	return &Node{ID: proj.Name + "#" + task, Project: proj, Task: task, Script: script, Config: cfg.TaskFor(proj.Name, task)}, nil
 }

@@ -165,7 +165,7 @@ func TestPlan(t *testing.T) {
 			name:    "missing script in the current project",
 			current: "d",
 			sel:     Selection{Tasks: []string{"build"}},
-			wantErr: `vx run: project "d" has no script "build"; its scripts: test`,
+			wantErr: `vx: project "d" has no script "build"; its scripts: test`,
 		},
 		{
 			name:    "no selected project has the script",
