@@ -144,21 +144,25 @@ measure_hyperfine() { # file n round labels...
 }
 
 measure_loop() { # file n round labels...: runs alternate command by command
-	local file=$1 n=$2 round=$3 label cmd t0 t1 d k
+	local file=$1 n=$2 round=$3 label t0 t1 d k
 	shift 3
-	for ((k = 0; k < $(runs_for "$n"); k++)); do
-		for label; do
-			cmd=$(command_for "$label" "$n")
-			t0=${EPOCHREALTIME/./}
-			if (cd "$cache/ws/$n" && eval "$cmd") >/dev/null 2>&1; then
-				t1=${EPOCHREALTIME/./}
-				d=$((t1 - t0))
-				printf '%s\t%d.%06d\n' "$label" $((d / 1000000)) $((d % 1000000)) >>"$file"
-			else
-				echo "failed: $label (N=$n)" >>"$log"
-			fi
+	local labels=("$@") cmds=()
+	for label; do cmds+=("$(command_for "$label" "$n")"); done
+	(
+		cd "$cache/ws/$n"
+		for ((k = 0; k < $(runs_for "$n"); k++)); do
+			for i in "${!cmds[@]}"; do
+				t0=${EPOCHREALTIME/./}
+				if eval "${cmds[i]}" >/dev/null 2>&1; then
+					t1=${EPOCHREALTIME/./}
+					d=$((t1 - t0))
+					printf '%s\t%d.%06d\n' "${labels[i]}" $((d / 1000000)) $((d % 1000000)) >>"$file"
+				else
+					echo "failed: ${labels[i]} (N=$n)" >>"$log"
+				fi
+			done
 		done
-	done
+	)
 }
 
 start=$SECONDS
