@@ -1,0 +1,163 @@
+package exec
+
+import (
+	"runtime"
+	"strings"
+)
+
+// ShellCommand returns the command line that runs a package.json script
+// with extra arguments the way npm runs it. goos selects the rules ("" means
+// the host's); it touches nothing outside its arguments.
+//
+// shell is the name of the shell program to find in the child's PATH, and
+// argv its full argument list, argv[0] being shell:
+//
+//   - On every OS but Windows: shell "sh" and argv {"sh", "-c", line}, where
+//     line is the script followed by each argument, single-quoted unless it
+//     is made only of characters no POSIX shell treats specially (letters,
+//     digits and "@%+=:,./-_"); an embedded single quote closes the quoted
+//     text, is written as \' and reopens it. The script itself is not
+//     quoted: it is shell code.
+//   - On Windows: shell "cmd.exe" and argv {"cmd.exe", "/d", "/s", "/c",
+//     `"` + line + `"`}. These elements form the command line verbatim,
+//     joined by spaces and never quoted again: cmd.exe parses its own
+//     command line. Each argument of line is quoted for the program's
+//     argument parser (the rules of CommandLineToArgvW) and then every cmd.exe
+//     metacharacter of the result (space, tab and !%^&()<>|") is escaped
+//     with ^. When the script's first word names a batch file (.cmd or .bat),
+//     the escaping is applied twice, because cmd.exe parses the arguments
+//     again when the batch file expands %*. /d skips AutoRun commands; with
+//     /s, cmd.exe removes exactly the outer quotes added here, so a script
+//     that starts with a quoted program path keeps its quotes (npm leaves the
+//     line unquoted, which breaks such scripts). A newline cannot pass
+//     through cmd.exe inside an argument.
+//
+// [Start] runs the shell found in the child's PATH (on Windows the child's
+// ComSpec first) and decides the batch-file case by looking the first word
+// up in the child's PATH, as npm does, which ShellCommand cannot do; use
+// [Resolve] to see exactly what Start runs.
+func ShellCommand(script string, args []string, goos string) (shell string, argv []string) {
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	return shellCommand(script, args, goos, shIsBatch(shFirstWord(script)))
+}
+
+// shellCommand is ShellCommand with the batch-file decision made by the
+// caller.
+func shellCommand(script string, args []string, goos string, batch bool) (string, []string) {
+	var b strings.Builder
+	b.WriteString(script)
+	if goos != "windows" {
+		for _, a := range args {
+			b.WriteByte(' ')
+			b.WriteString(shQuotePOSIX(a))
+		}
+		return "sh", []string{"sh", "-c", b.String()}
+	}
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(shQuoteCmd(a, batch))
+	}
+	return "cmd.exe", []string{"cmd.exe", "/d", "/s", "/c", `"` + b.String() + `"`}
+}
+
+// shQuotePOSIX quotes a for sh.
+func shQuotePOSIX(a string) string {
+	if a == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("@%+=:,./-_", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// shQuoteCmd quotes a for the program's argument parser, then escapes it
+// for cmd.exe, twice when the program is a batch file.
+func shQuoteCmd(a string, batch bool) string {
+	q := shCaret(shQuoteArgv(a))
+	if batch {
+		q = shCaret(q)
+	}
+	return q
+}
+
+// shQuoteArgv quotes a so that CommandLineToArgvW (and the C runtime) reads
+// it back as one argument: it is wrapped in double quotes when empty or when
+// it holds white space or a quote; inside the quotes a quote is preceded by
+// a backslash, and backslashes are doubled where they precede a quote or
+// the closing quote.
+func shQuoteArgv(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n\v\"") {
+		return a
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	slashes := 0
+	for i := 0; i < len(a); i++ {
+		switch c := a[i]; c {
+		case '\\':
+			slashes++
+		case '"':
+			b.WriteString(strings.Repeat(`\`, 2*slashes+1))
+			b.WriteByte('"')
+			slashes = 0
+		default:
+			b.WriteString(strings.Repeat(`\`, slashes))
+			b.WriteByte(c)
+			slashes = 0
+		}
+	}
+	b.WriteString(strings.Repeat(`\`, 2*slashes))
+	b.WriteByte('"')
+	return b.String()
+}
+
+// shCaret escapes the characters cmd.exe would interpret.
+func shCaret(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(" \t!%^&()<>|\"", s[i]) >= 0 {
+			b.WriteByte('^')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// shFirstWord returns the program name a Windows script starts with: up to
+// the first white space or cmd.exe operator outside double quotes, with the
+// quotes removed.
+func shFirstWord(script string) string {
+	script = strings.TrimLeft(script, " \t")
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		if c == '"' {
+			quoted = !quoted
+			continue
+		}
+		if !quoted && strings.IndexByte(" \t&|<>", c) >= 0 {
+			break
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// shIsBatch reports whether name ends in .cmd or .bat, in any case.
+func shIsBatch(name string) bool {
+	ext := strings.ToLower(lpExt(name))
+	return ext == ".cmd" || ext == ".bat"
+}
