@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,6 +18,9 @@ import (
 // maxDepth bounds the nesting of objects and arrays. vx.json needs four
 // levels; the bound keeps deeply nested input from exhausting the stack.
 const maxDepth = 64
+
+// bom is the UTF-8 byte order mark some Windows editors put at the start.
+var bom = []byte("\uFEFF")
 
 type kind int
 
@@ -88,8 +92,8 @@ func parseJSONC(data []byte) (*node, *syntaxError) {
 		return nil, errAt(off, "invalid UTF-8 byte 0x%02x; the file must be UTF-8", data[off])
 	}
 	p := &parser{data: data}
-	if strings.HasPrefix(string(data), "\uFEFF") {
-		p.i = len("\uFEFF")
+	if bytes.HasPrefix(data, bom) {
+		p.i = len(bom)
 	}
 	if err := p.skipSpace(); err != nil {
 		return nil, err
@@ -134,14 +138,14 @@ func (p *parser) skipSpace() *syntaxError {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			p.i++
 		case c == '/' && p.i+1 < len(p.data) && p.data[p.i+1] == '/':
-			end := strings.IndexByte(string(p.data[p.i:]), '\n')
+			end := bytes.IndexByte(p.data[p.i:], '\n')
 			if end < 0 {
 				p.i = len(p.data)
 			} else {
 				p.i += end + 1
 			}
 		case c == '/' && p.i+1 < len(p.data) && p.data[p.i+1] == '*':
-			end := strings.Index(string(p.data[p.i+2:]), "*/")
+			end := bytes.Index(p.data[p.i+2:], []byte("*/"))
 			if end < 0 {
 				return errAt(p.i, "unterminated /* comment")
 			}
@@ -488,8 +492,8 @@ func position(data []byte, off int) (line, col int) {
 	off = min(max(off, 0), len(data))
 	line = 1
 	lineStart := 0
-	if strings.HasPrefix(string(data[:off]), "\uFEFF") {
-		lineStart = len("\uFEFF") // the byte order mark is not a character of line 1
+	if bytes.HasPrefix(data[:off], bom) {
+		lineStart = len(bom) // the byte order mark is not a character of line 1
 	}
 	for i := lineStart; i < off; i++ {
 		if data[i] == '\n' {
