@@ -23,7 +23,8 @@ import (
 //     whose name is empty or starts with "=" (Windows keeps per-drive current
 //     directories in such hidden entries, like "=C:=C:\work").
 //
-// When goos is "windows", prefixes match case-insensitively and names that
+// When goos is "windows", prefixes match case-insensitively (each character
+// upper-cased, as Windows and the exec package compare names) and names that
 // differ only in case count as one: a plain name keeps the spelling written
 // in vx.json, otherwise the first in sorted order is kept. Elsewhere case
 // matters.
@@ -71,8 +72,9 @@ func ExpandPassThrough(patterns []string, source []string, goos string) []string
 	return out
 }
 
-// hasPrefix reports whether s starts with prefix, ignoring case (Unicode
-// simple folding, as strings.EqualFold) when fold is set.
+// hasPrefix reports whether s starts with prefix. With fold set, characters
+// are compared upper-cased one by one ([unicode.ToUpper]), as Windows
+// compares variable names and as the exec package does.
 func hasPrefix(s, prefix string, fold bool) bool {
 	if !fold {
 		return strings.HasPrefix(s, prefix)
@@ -88,7 +90,7 @@ func hasPrefix(s, prefix string, fold bool) bool {
 			if prefix[:pn] != s[:sn] {
 				return false
 			}
-		} else if !strings.EqualFold(string(pr), string(sr)) {
+		} else if unicode.ToUpper(pr) != unicode.ToUpper(sr) {
 			return false
 		}
 		prefix, s = prefix[pn:], s[sn:]
@@ -96,14 +98,18 @@ func hasPrefix(s, prefix string, fold bool) bool {
 	return true
 }
 
-// foldKey maps names that are equal under strings.EqualFold to one key.
+// foldKey maps names that Windows treats as one variable to one key. Invalid
+// UTF-8 bytes are kept as they are, so they stay distinct.
 func foldKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		// The smallest rune of the fold orbit is the same for every member.
-		low := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			low = min(low, f)
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError {
+			b.WriteString(s[:n])
+		} else {
+			b.WriteRune(unicode.ToUpper(r))
 		}
-		return low
-	}, s)
+		s = s[n:]
+	}
+	return b.String()
 }
