@@ -1,0 +1,250 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// manifest is what vx needs from one package.json.
+type manifest struct {
+	name    string // "" when absent or null
+	version string
+	scripts map[string]string
+	// deps are the keys of dependencies, devDependencies,
+	// optionalDependencies and peerDependencies, sorted and unique.
+	deps []string
+	// hasWorkspaces reports a "workspaces" field that is neither absent nor
+	// null; workspaces holds its patterns (possibly none).
+	hasWorkspaces bool
+	workspaces    []string
+}
+
+// depFields are the package.json fields whose keys name dependencies.
+var depFields = [...]string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies"}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// parseManifest reads a package.json's bytes. Field names are matched
+// exactly (JSON is case-sensitive; npm ignores "Name"), a repeated key keeps
+// its last value, and null counts as absent. Problems are *posError values.
+func parseManifest(data []byte) (*manifest, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if top == nil {
+		return nil, &posError{line: 1, col: 1, msg: "package.json must hold a JSON object, got null"}
+	}
+	m := &manifest{}
+	field := func(key string) json.RawMessage {
+		raw := top[key]
+		if isNull(raw) {
+			return nil
+		}
+		return raw
+	}
+	fieldErr := func(key, format string, args ...any) error {
+		line, col := lineCol(data, valueOffset(data, key))
+		return &posError{line: line, col: col, msg: fmt.Sprintf("%q ", key) + fmt.Sprintf(format, args...)}
+	}
+
+	if raw := field("name"); raw != nil {
+		if !utf8.Valid(raw) {
+			return nil, fieldErr("name", "is not valid UTF-8")
+		}
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return nil, fieldErr("name", "must be a string, got %s", kindOf(raw))
+		}
+		if err := checkName(name); err != nil {
+			return nil, fieldErr("name", "%s", err)
+		}
+		m.name = name
+	}
+	if raw := field("version"); raw != nil {
+		if err := json.Unmarshal(raw, &m.version); err != nil {
+			return nil, fieldErr("version", "must be a string, got %s", kindOf(raw))
+		}
+	}
+	m.scripts = map[string]string{}
+	if raw := field("scripts"); raw != nil {
+		var scripts map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &scripts); err != nil {
+			return nil, fieldErr("scripts", "must be an object, got %s", kindOf(raw))
+		}
+		bad, found := "", false
+		for k, v := range scripts {
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				if !found || k < bad { // report the first in order, whatever the map's order
+					bad, found = k, true
+				}
+				continue
+			}
+			m.scripts[k] = s
+		}
+		if found {
+			return nil, fieldErr("scripts", "holds script %q, which must be a string, got %s", bad, kindOf(scripts[bad]))
+		}
+	}
+	for _, key := range depFields {
+		raw := field(key)
+		if raw == nil {
+			continue
+		}
+		var deps map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &deps); err != nil {
+			return nil, fieldErr(key, "must be an object, got %s", kindOf(raw))
+		}
+		for k := range deps {
+			m.deps = append(m.deps, k)
+		}
+	}
+	m.deps = sortUnique(m.deps)
+	if raw := field("workspaces"); raw != nil {
+		const want = "must be an array of patterns or an object with a \"packages\" array"
+		m.hasWorkspaces = true
+		switch raw[0] {
+		case '[':
+			if err := json.Unmarshal(raw, &m.workspaces); err != nil {
+				return nil, fieldErr("workspaces", "%s, got an array holding something other than strings", want)
+			}
+		case '{':
+			var obj map[string]json.RawMessage
+			_ = json.Unmarshal(raw, &obj) // valid: it was parsed above
+			if pk := obj["packages"]; !isNull(pk) {
+				if err := json.Unmarshal(pk, &m.workspaces); err != nil {
+					return nil, fieldErr("workspaces", "%s, got \"packages\": %s", want, describeArray(pk))
+				}
+			}
+		default:
+			return nil, fieldErr("workspaces", "%s, got %s", want, kindOf(raw))
+		}
+	}
+	return m, nil
+}
+
+// checkName rejects project names vx cannot carry safely into environment
+// variables and command lines.
+func checkName(name string) error {
+	switch {
+	case !utf8.ValidString(name) || strings.ContainsRune(name, utf8.RuneError):
+		return errors.New("is not valid UTF-8")
+	case strings.ContainsRune(name, 0):
+		return errors.New("must not contain a NUL character")
+	case strings.ContainsRune(name, '='):
+		return errors.New("must not contain \"=\"")
+	}
+	return nil
+}
+
+// jsonError turns an encoding/json error into a *posError with a position.
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		// Offset counts the bytes read, the offending one included.
+		line, col := lineCol(data, int(se.Offset)-1)
+		if int(se.Offset) >= len(data) {
+			line, col = lineCol(data, len(data))
+		}
+		return &posError{line: line, col: col, msg: "invalid JSON", err: se}
+	case errors.As(err, &te):
+		// Only the top-level value can have the wrong type: point at it.
+		start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+		line, col := lineCol(data, start)
+		return &posError{line: line, col: col, msg: "package.json must hold a JSON object, got " + article(te.Value)}
+	}
+	return &posError{msg: "invalid JSON", err: err}
+}
+
+// valueOffset returns the byte offset of the value of the last top-level key
+// in data (a valid JSON object), or 0 when it cannot be found. Only error
+// paths call it, so the second pass costs nothing on valid input.
+func valueOffset(data []byte, key string) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	off := 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return off
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return off
+		}
+		if k, _ := t.(string); k == key {
+			off = int(dec.InputOffset()) - len(raw)
+		}
+	}
+	return off
+}
+
+func isNull(raw json.RawMessage) bool {
+	return raw == nil || string(raw) == "null"
+}
+
+// kindOf names the JSON type of a raw value with its article.
+func kindOf(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// describeArray says what a value that should be an array of strings is.
+func describeArray(raw json.RawMessage) string {
+	if k := kindOf(raw); k != "an array" {
+		return k
+	}
+	return "an array holding something other than strings"
+}
+
+// article prefixes an encoding/json type name ("array", "string", "number")
+// with "a" or "an".
+func article(s string) string {
+	if s == "" {
+		return "something else"
+	}
+	if strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+func sortUnique(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	sort.Strings(s)
+	out := s[:1]
+	for _, v := range s[1:] {
+		if v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
