@@ -221,16 +221,21 @@ func envCompareFoldSlow(a, b string) int {
 	return len(a) - len(b)
 }
 
-// envUpperRune decodes the first rune of s and upper-cases it. A byte that
-// does not start valid UTF-8 stands for itself: it decodes to a value past
-// the last code point, so no two distinct invalid bytes, nor an invalid byte
-// and a rune, compare equal.
+// envUpperRune decodes the first rune of s and upper-cases it with
+// [unicode.ToUpper], except that a non-ASCII rune never becomes an ASCII one
+// (Windows does not equate "ı" with "I" nor "ſ" with "S"), so only ASCII
+// names match ASCII names. A byte that does not start valid UTF-8 stands for
+// itself: it decodes to a value past the last code point, so no two distinct
+// invalid bytes, nor an invalid byte and a rune, compare equal.
 func envUpperRune(s string) (rune, int) {
 	r, n := utf8.DecodeRuneInString(s)
 	if r == utf8.RuneError && n == 1 {
 		return unicode.MaxRune + 1 + rune(s[0]), 1
 	}
-	return unicode.ToUpper(r), n
+	if u := unicode.ToUpper(r); u >= utf8.RuneSelf || r < utf8.RuneSelf {
+		return u, n
+	}
+	return r, n // ı and ſ do not become I and S
 }
 
 // envFoldKey appends the upper-cased form of name to dst: the key under
@@ -281,6 +286,17 @@ var (
 	}()
 )
 
+// envEssFirst[c] has bit l set when an essential of length l starts with
+// the byte c; envEssByFirst[c] lists those essentials' indexes. They let the
+// source pass reject most names after two loads, without hashing.
+var envEssFirst, envEssByFirst = func() (first [utf8.RuneSelf]uint64, by [utf8.RuneSelf][]uint8) {
+	for i, n := range envEssentialNames {
+		first[n[0]] |= 1 << len(n)
+		by[n[0]] = append(by[n[0]], uint8(i))
+	}
+	return first, by
+}()
+
 // envPathSlot is PATH's index in envEssentialNames.
 const envPathSlot = 0
 
@@ -305,9 +321,92 @@ type envBuilder struct {
 // envSlots finds the slot of a name: each essential, then each distinct
 // passThrough name, has one. pos maps a slot to its entry in out, or -1.
 type envSlots struct {
-	ptKeys []string // key of each passThrough slot (upper-cased on Windows)
-	ptMap  map[string]int32
-	pos    []int32
+	fold      bool
+	ptKeys    []string // key of each passThrough slot (upper-cased on Windows)
+	ptMap     map[string]int32
+	ptLenMask uint64 // bit min(len(key), 63) of each passThrough key
+	ptASCII   bool   // every passThrough key is ASCII
+	maxLen    int    // longest key
+	pos       []int32
+}
+
+// envLenBit is the bit of a name of length n in a length mask.
+func envLenBit(n int) uint64 { return 1 << min(n, 63) }
+
+// envUpperASCII upper-cases an ASCII letter and returns other bytes as is.
+func envUpperASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// envEqualUpperASCII reports whether name, upper-cased, is key, an ASCII
+// upper-case key of the same length. A non-ASCII name is never equal.
+func envEqualUpperASCII(name, key string) bool {
+	for i := 0; i < len(key); i++ {
+		if envUpperASCII(name[i]) != key[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// find returns the slot of a name from Source, or -1. Its fast path relies
+// on the keys being ASCII (the essentials always are): then only an ASCII
+// name can match, and its key has its length and its upper-cased first byte.
+func (t *envSlots) find(name string, kbuf *[64]byte) int32 {
+	n := len(name)
+	if t.fold && !t.ptASCII {
+		if n > 4*t.maxLen {
+			return -1 // too long even if every rune shrank
+		}
+		k, ok := envFoldKey(kbuf[:0], name, t.maxLen)
+		if !ok {
+			return -1
+		}
+		return t.slotBytes(k)
+	}
+	if n > t.maxLen {
+		return -1
+	}
+	c := name[0]
+	if t.fold {
+		c = envUpperASCII(c)
+	}
+	if c < utf8.RuneSelf && envEssFirst[c]&envLenBit(n) != 0 {
+		for _, e := range envEssByFirst[c] {
+			k := envEssentialNames[e]
+			if len(k) == n && (name == k || t.fold && envEqualUpperASCII(name, k)) {
+				return int32(e)
+			}
+		}
+	}
+	if t.ptLenMask&envLenBit(n) == 0 {
+		return -1
+	}
+	if t.ptMap == nil {
+		for j, pk := range t.ptKeys {
+			if len(pk) == n && (name == pk || t.fold && envEqualUpperASCII(name, pk)) {
+				return int32(envNumEssential + j)
+			}
+		}
+		return -1
+	}
+	if !t.fold {
+		if s, ok := t.ptMap[name]; ok {
+			return s
+		}
+		return -1
+	}
+	k, ok := envFoldKey(kbuf[:0], name, t.maxLen)
+	if !ok {
+		return -1
+	}
+	if s, ok := t.ptMap[string(k)]; ok {
+		return s
+	}
+	return -1
 }
 
 // slot returns the slot of key (upper-cased on Windows), or -1.
@@ -338,14 +437,13 @@ const envPassThroughScanMax = 12
 func (b *envBuilder) build(opts *EnvOptions, extra int) {
 	fold := envIsWindows(opts.GOOS)
 	b.fold = fold
-	var t envSlots
+	t := envSlots{fold: fold, ptASCII: true, maxLen: envEssentialMaxLen}
 	var posBuf [envNumEssential + envPassThroughScanMax]int32
 	var kbuf [64]byte
 
 	// Slots: essentials first, then each passThrough name that is neither
 	// an essential nor a repeat of an earlier one under the naming rules.
 	nslots := envNumEssential
-	maxLen := envEssentialMaxLen
 	if len(opts.PassThrough) > 0 {
 		t.ptKeys = make([]string, 0, len(opts.PassThrough))
 		if len(opts.PassThrough) > envPassThroughScanMax {
@@ -357,8 +455,9 @@ func (b *envBuilder) build(opts *EnvOptions, extra int) {
 			}
 			key := name
 			if fold {
-				k, _ := envFoldKey(kbuf[:0], name, math.MaxInt)
-				key = string(k)
+				if k, _ := envFoldKey(kbuf[:0], name, math.MaxInt); string(k) != name {
+					key = string(k)
+				}
 			}
 			if t.slot(key) >= 0 {
 				continue
@@ -368,7 +467,13 @@ func (b *envBuilder) build(opts *EnvOptions, extra int) {
 			}
 			t.ptKeys = append(t.ptKeys, key)
 			nslots++
-			maxLen = max(maxLen, len(key))
+			t.maxLen = max(t.maxLen, len(key))
+			t.ptLenMask |= envLenBit(len(key))
+			for i := 0; i < len(key); i++ {
+				if key[i] >= utf8.RuneSelf {
+					t.ptASCII = false
+				}
+			}
 		}
 	}
 	src := posBuf[:0]
@@ -387,25 +492,7 @@ func (b *envBuilder) build(opts *EnvOptions, extra int) {
 		if n <= 0 {
 			continue // no name
 		}
-		var s int32
-		if fold {
-			if n > 4*maxLen {
-				continue // too long even if every rune shrank
-			}
-			k, ok := envFoldKey(kbuf[:0], kv[:n], maxLen)
-			if !ok {
-				continue
-			}
-			// No allocation: the compiler converts string(k) in
-			// place for map indexes and comparisons.
-			s = t.slotBytes(k)
-		} else {
-			if n > maxLen {
-				continue
-			}
-			s = t.slot(kv[:n])
-		}
-		if s >= 0 {
+		if s := t.find(kv[:n], &kbuf); s >= 0 {
 			src[s] = int32(i)
 		}
 	}
@@ -561,21 +648,33 @@ func (b *envBuilder) set(name, value string, present bool) {
 
 // finish sorts the entries by name and returns them as strings.
 func (b *envBuilder) finish() []string {
+	// Sort indexes rather than the entries: moving small integers is
+	// cheaper than moving strings, which costs write barriers.
+	var buf [64]int32
+	idx := buf[:0]
+	if len(b.out) > len(buf) {
+		idx = make([]int32, 0, len(b.out))
+	}
+	for i := range b.out {
+		idx = append(idx, int32(i))
+	}
+	out := b.out
 	if b.fold {
-		slices.SortFunc(b.out, func(x, y envKV) int {
-			if c := envCompareFold(x.key(), y.key()); c != 0 {
+		slices.SortFunc(idx, func(x, y int32) int {
+			kx, ky := out[x].key(), out[y].key()
+			if c := envCompareFold(kx, ky); c != 0 {
 				return c
 			}
-			return strings.Compare(x.key(), y.key())
+			return strings.Compare(kx, ky)
 		})
 	} else {
-		slices.SortFunc(b.out, func(x, y envKV) int {
-			return strings.Compare(x.key(), y.key())
+		slices.SortFunc(idx, func(x, y int32) int {
+			return strings.Compare(out[x].key(), out[y].key())
 		})
 	}
-	res := make([]string, len(b.out))
-	for i, e := range b.out {
-		res[i] = e.s
+	res := make([]string, len(idx))
+	for i, x := range idx {
+		res[i] = out[x].s
 	}
 	return res
 }

@@ -26,8 +26,8 @@ func TestEssentialEnvIsTheSpecList(t *testing.T) {
 	}
 }
 
-// linuxSource is a developer's shell on Linux: essentials, secrets and noise.
-var linuxSource = []string{
+// envLinuxSource is a developer's shell on Linux: essentials, secrets and noise.
+var envLinuxSource = []string{
 	"AWS_SECRET_ACCESS_KEY=aws-secret",
 	"CI=true",
 	"COLORTERM=truecolor",
@@ -63,7 +63,7 @@ func TestBuildIsolatedEnv(t *testing.T) {
 	}{
 		{
 			name: "essentials passed, secrets and noise stripped",
-			opts: EnvOptions{Source: linuxSource},
+			opts: EnvOptions{Source: envLinuxSource},
 			want: []string{
 				"CI=true",
 				"COLORTERM=truecolor",
@@ -124,7 +124,7 @@ func TestBuildIsolatedEnv(t *testing.T) {
 		{
 			name: "passThrough forwarded, missing absent, present-empty passed as empty",
 			opts: EnvOptions{
-				Source:      append(slices.Clone(linuxSource), "API_URL=https://api", "EMPTY="),
+				Source:      append(slices.Clone(envLinuxSource), "API_URL=https://api", "EMPTY="),
 				PassThrough: []string{"API_URL", "MISSING", "EMPTY", "GITHUB_TOKEN"},
 			},
 			want: []string{
@@ -340,9 +340,9 @@ func TestBuildIsolatedEnv(t *testing.T) {
 	}
 }
 
-// windowsSource is PowerShell's environment on Windows 11: the system
+// envWindowsSource is PowerShell's environment on Windows 11: the system
 // spells most names in mixed case.
-var windowsSource = []string{
+var envWindowsSource = []string{
 	"=C:=C:\\Users\\ana\\repo",
 	"ALLUSERSPROFILE=C:\\ProgramData",
 	"APPDATA=C:\\Users\\ana\\AppData\\Roaming",
@@ -373,9 +373,9 @@ var windowsSource = []string{
 	"windir=C:\\WINDOWS",
 }
 
-// windowsEssentials is what BuildIsolatedEnv keeps of windowsSource,
+// envWindowsEssentials is what BuildIsolatedEnv keeps of envWindowsSource,
 // sorted case-insensitively.
-var windowsEssentials = []string{
+var envWindowsEssentials = []string{
 	"APPDATA=C:\\Users\\ana\\AppData\\Roaming",
 	"ComSpec=C:\\WINDOWS\\system32\\cmd.exe",
 	"HOMEDRIVE=C:",
@@ -396,9 +396,9 @@ var windowsEssentials = []string{
 	"windir=C:\\WINDOWS",
 }
 
-// replaceEntry returns env with the entry named name (exact spelling)
+// envReplaceEntry returns env with the entry named name (exact spelling)
 // replaced by kv, or kv inserted at index at when missing.
-func replaceEntry(env []string, name, kv string) []string {
+func envReplaceEntry(env []string, name, kv string) []string {
 	env = slices.Clone(env)
 	for i, e := range env {
 		if strings.HasPrefix(e, name+"=") {
@@ -406,7 +406,7 @@ func replaceEntry(env []string, name, kv string) []string {
 			return env
 		}
 	}
-	panic("replaceEntry: no " + name)
+	panic("envReplaceEntry: no " + name)
 }
 
 func TestBuildIsolatedEnvWindows(t *testing.T) {
@@ -418,27 +418,27 @@ func TestBuildIsolatedEnvWindows(t *testing.T) {
 	}{
 		{
 			name: "mixed-case essentials found, spelling kept, secrets stripped",
-			opts: EnvOptions{Source: windowsSource},
-			want: windowsEssentials,
+			opts: EnvOptions{Source: envWindowsSource},
+			want: envWindowsEssentials,
 		},
 		{
 			name: "define of PATH replaces source Path",
 			opts: EnvOptions{
-				Source: windowsSource,
+				Source: envWindowsSource,
 				Define: map[string]string{"PATH": "D:\\tools"},
 			},
 			want: func() []string {
-				w := replaceEntry(windowsEssentials, "Path", "PATH=D:\\tools")
+				w := envReplaceEntry(envWindowsEssentials, "Path", "PATH=D:\\tools")
 				return w
 			}(),
 		},
 		{
 			name: "bins prepended to Path with ';', spelling kept",
 			opts: EnvOptions{
-				Source:   windowsSource,
+				Source:   envWindowsSource,
 				BinPaths: []string{"C:\\w\\packages\\web\\node_modules\\.bin", "C:\\w\\node_modules\\.bin"},
 			},
-			want: replaceEntry(windowsEssentials, "Path",
+			want: envReplaceEntry(envWindowsEssentials, "Path",
 				"Path=C:\\w\\packages\\web\\node_modules\\.bin;C:\\w\\node_modules\\.bin;"+
 					"C:\\WINDOWS\\system32;C:\\WINDOWS;C:\\Program Files\\nodejs\\"),
 		},
@@ -523,6 +523,14 @@ func TestBuildIsolatedEnvWindows(t *testing.T) {
 				PassThrough: []string{"ÉTÉ", "STRASSE"},
 			},
 			want: []string{"été=summer"},
+		},
+		{
+			name: "non-ASCII letters never match ASCII ones",
+			opts: EnvOptions{
+				Source:      []string{"Cı=1", "ſHELL=/bin/sh", "paTHEXT=.EXE", "ᲀAR=2"},
+				PassThrough: []string{"CI", "ÉTÉ", "ВAR", "LIſT"},
+			},
+			want: []string{"paTHEXT=.EXE", "ᲀAR=2"},
 		},
 		{
 			name: "many passThrough names, case-insensitive",
@@ -773,6 +781,9 @@ func TestEnvCompareFold(t *testing.T) {
 		{"PATHEXT", "PATH_X", -1}, // 'E' < '_' once upper-cased
 		{"a", "Zed", -1},
 		{"été", "ÉTÉ", 0},
+		{"ı", "I", 1},
+		{"ſ", "S", 1},
+		{"ᲀ", "В", 0},
 		{"a\xff", "a\xfe", 1},
 		{"\xc3", "Ã", 1},
 		{"", "", 0},
@@ -780,16 +791,16 @@ func TestEnvCompareFold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := envCompareFold(tt.a, tt.b)
-		if sign(got) != tt.want {
+		if envSign(got) != tt.want {
 			t.Errorf("envCompareFold(%q, %q) = %d, want sign %d", tt.a, tt.b, got, tt.want)
 		}
-		if back := envCompareFold(tt.b, tt.a); sign(back) != -tt.want {
+		if back := envCompareFold(tt.b, tt.a); envSign(back) != -tt.want {
 			t.Errorf("envCompareFold(%q, %q) = %d, want sign %d", tt.b, tt.a, back, -tt.want)
 		}
 	}
 }
 
-func sign(n int) int {
+func envSign(n int) int {
 	switch {
 	case n < 0:
 		return -1
