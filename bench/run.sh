@@ -94,6 +94,11 @@ label_sh="sh -c true per project, sequential shell loop"
 label_bun="bun run --filter '*' noop"
 label_bun1="bun run noop (in the project)"
 label_npm="npm run noop --workspaces"
+# Where the time of one run goes (N=1; the plan also at N=1000): a Go process
+# that spawns nothing, vx's start, and vx's work short of spawning.
+label_empty="floor with no project (a Go process start)"
+label_version="vx --version"
+label_dry="vx run noop --dry-run"
 
 command_for() { # label n: prints the command line
 	case $1 in
@@ -103,6 +108,9 @@ command_for() { # label n: prints the command line
 	"$label_bun") echo "$bun run --filter '*' noop" ;;
 	"$label_bun1") echo "$bun run --cwd packages/p0001 noop" ;;
 	"$label_npm") echo "npm run noop --workspaces" ;;
+	"$label_empty") echo "$cache/floor" ;;
+	"$label_version") echo "$cache/vx --version" ;;
+	"$label_dry") echo "$cache/vx run noop --dry-run" ;;
 	esac
 }
 
@@ -112,6 +120,8 @@ command_for() { # label n: prints the command line
 candidates=()
 [ $have_vx = 1 ] && candidates+=("$label_vx")
 candidates+=("$label_floor" "$label_sh")
+[ $have_vx = 1 ] && candidates+=("$label_dry" "$label_version")
+candidates+=("$label_empty")
 [ $have_bun = 1 ] && candidates+=("$label_bun" "$label_bun1")
 [ $have_npm = 1 ] && candidates+=("$label_npm")
 ok=()
@@ -120,8 +130,11 @@ for label in "${candidates[@]}"; do
 	cmd=$(command_for "$label" check)
 	cmd=${cmd//sh -c true/sh -c \"echo ran >ran.txt\"}
 	[ "$label" = "$label_floor" ] && cmd="$cache/floor -c $conc -script 'echo ran >ran.txt' packages/p0001 packages/p0002 packages/p0003"
-	want=3
-	[ "$label" = "$label_bun1" ] && want=1
+	case $label in
+	"$label_bun1") want=1 ;;
+	"$label_empty" | "$label_version" | "$label_dry") want=0 ;;
+	*) want=3 ;;
+	esac
 	if (cd "$cache/ws/check" && eval "$cmd") >>"$log" 2>&1 &&
 		[ "$(ls "$cache"/ws/check/packages/*/ran.txt 2>/dev/null | wc -l)" = $want ]; then
 		ok+=("$label")
@@ -171,9 +184,14 @@ for n in $sizes; do
 	"$cache/gen" -n "$n" "$cache/ws/$n"
 	labels=()
 	for label in "${ok[@]}"; do
-		# 1,000 projects: vx and the floor alone; bun in one project: N=1 alone.
-		if [ "$n" -ge 1000 ] && [ "$label" != "$label_vx" ] && [ "$label" != "$label_floor" ]; then continue; fi
-		if [ "$n" -gt 1 ] && [ "$label" = "$label_bun1" ]; then continue; fi
+		# 1,000 projects: vx and the floor alone (and vx's plan); the rows
+		# that do not depend on N: at N=1 alone.
+		case $label in
+		"$label_vx" | "$label_floor") ;;
+		"$label_dry") [ "$n" = 1 ] || [ "$n" -ge 1000 ] || continue ;;
+		"$label_bun1" | "$label_empty" | "$label_version") [ "$n" = 1 ] || continue ;;
+		*) [ "$n" -lt 1000 ] || continue ;;
+		esac
 		labels+=("$label")
 	done
 	[ ${#labels[@]} -gt 0 ] || continue
@@ -203,7 +221,7 @@ elapsed=$((SECONDS - start))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report --------------------------------------------------------------------
-table=$("$cache/report" "$raw")
+table=$("$cache/report" -vx "$label_vx" -floor "$label_floor" "$raw")
 echo
 echo "$table"
 {

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report dir
+//	report [-vx label] [-floor label] dir
 //
 // It reads, in dir:
 //   - time-<N>-<round>.json: hyperfine's --export-json output, one file per
@@ -14,14 +14,16 @@
 //     line per run;
 //   - rss-<N>.tsv: one "label<TAB>kilobytes" line per run of GNU time's %M.
 //
-// Rows come by N, vx first, then in the order of the first round. The label of
-// vx is the one that starts with "vx ". Nothing is asserted: the goals of the
-// benchmark are printed with the measured figures beside them.
+// Rows come by N, vx first, then in the order of the first round. -vx and
+// -floor name the rows of vx and of the Go floor (the ratios' references).
+// Nothing is asserted: the goals of the benchmark are printed with the
+// measured figures beside them.
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,8 +42,9 @@ type series struct {
 }
 
 type table struct {
-	rows []*series
-	byID map[string]*series
+	rows                []*series
+	byID                map[string]*series
+	vxLabel, floorLabel string
 }
 
 func (t *table) get(n int, label string) *series {
@@ -56,11 +59,14 @@ func (t *table) get(n int, label string) *series {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: report dir")
+	vxLabel := flag.String("vx", "vx run noop --concurrency 2", "the label of vx's rows")
+	floorLabel := flag.String("floor", "floor -c 2 (Go floor)", "the label of the Go floor's rows")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: report [-vx label] [-floor label] dir")
 		os.Exit(2)
 	}
-	t, err := load(os.Args[1])
+	t, err := load(flag.Arg(0), *vxLabel, *floorLabel)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
 		os.Exit(1)
@@ -70,8 +76,8 @@ func main() {
 
 // load reads every measurement file in dir, rounds in order so that the first
 // round fixes the order of the rows.
-func load(dir string) (*table, error) {
-	t := &table{byID: map[string]*series{}}
+func load(dir, vxLabel, floorLabel string) (*table, error) {
+	t := &table{byID: map[string]*series{}, vxLabel: vxLabel, floorLabel: floorLabel}
 	names, err := filepath.Glob(filepath.Join(dir, "time-*"))
 	if err != nil {
 		return nil, err
@@ -134,7 +140,7 @@ func load(dir string) (*table, error) {
 		if a.n != b.n {
 			return a.n < b.n
 		}
-		return isVX(a.label) && !isVX(b.label)
+		return a.label == t.vxLabel && b.label != t.vxLabel
 	})
 	return t, nil
 }
@@ -188,8 +194,6 @@ func readTSV(path string, add func(label string, v float64)) error {
 	return sc.Err()
 }
 
-func isVX(label string) bool { return strings.HasPrefix(label, "vx ") }
-
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -207,10 +211,10 @@ func write(w io.Writer, t *table) {
 	vx := map[int]*series{}
 	floor := map[int]*series{}
 	for _, s := range t.rows {
-		switch {
-		case isVX(s.label):
+		switch s.label {
+		case t.vxLabel:
 			vx[s.n] = s
-		case strings.HasPrefix(s.label, "floor "):
+		case t.floorLabel:
 			floor[s.n] = s
 		}
 	}

@@ -12,7 +12,8 @@ import (
 func TestReport(t *testing.T) {
 	hyperfine := `{"results": [
   {"command": "floor -c 2", "times": [0.020, 0.010, 0.030], "exit_codes": [0, 0, 0]},
-  {"command": "vx run noop", "times": [0.040, 0.020, 0.999], "exit_codes": [0, 0, 1]}
+  {"command": "vx run noop", "times": [0.040, 0.020, 0.999], "exit_codes": [0, 0, 1]},
+  {"command": "vx --version", "times": [0.005], "exit_codes": [0]}
 ]}`
 	tests := []struct {
 		name  string
@@ -29,6 +30,7 @@ func TestReport(t *testing.T) {
 			want: []string{
 				"| `vx run noop` | 1 | 3 | 30.0 ms | 10.0 MiB | 1.00× | 1.00× |",
 				"| `floor -c 2` | 1 | 4 | 25.0 ms | 2.0 MiB | 0.83× | 0.20× |",
+				"| `vx --version` | 1 | 1 | 5.0 ms | — | 0.17× | — |",
 			},
 		},
 		{
@@ -51,7 +53,7 @@ func TestReport(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			tab, err := load(dir)
+			tab, err := load(dir, "vx run noop", "floor -c 2")
 			if err != nil {
 				t.Fatalf("load() error = %v", err)
 			}
@@ -84,7 +86,7 @@ func TestLoadErrors(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, tt.file), []byte(tt.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := load(dir)
+			_, err := load(dir, "vx", "floor")
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("load() error = %v, want one containing %q", err, tt.wantErr)
 			}
