@@ -39,27 +39,33 @@ type Task struct {
 }
 
 // Load reads <root>/vx.json. A missing file is an empty config (no tasks),
-// not an error; a directory or an unreadable file is an error, and so is any
-// problem in the file's content (an [*Error]).
+// not an error; a directory named vx.json, an unreadable file or a root that
+// is not a directory is an error, and so is any problem in the file's
+// content (an [*Error]).
 func Load(root string) (*Config, error) {
 	path := filepath.Join(root, FileName)
 	data, err := os.ReadFile(path)
+	if err == nil {
+		return Parse(path, data)
+	}
+	// Systems disagree on the error for a root that is a file (Windows says
+	// the path is not found): ask, so the answer is the same everywhere.
+	if fi, serr := os.Stat(root); serr == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("config: %s: the workspace root is not a directory", quotePath(root))
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Path: path, Tasks: map[string]Task{}}, nil
 	}
-	if err != nil {
-		// ReadFile's error for a directory differs between systems: ask.
-		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-			return nil, fmt.Errorf("config: %s: is a directory, not a file", quotePath(path))
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			// The path is already in front; keep the cause only, still wrapped.
-			return nil, fmt.Errorf("config: %s: %s: %w", quotePath(path), pe.Op, pe.Err)
-		}
-		return nil, fmt.Errorf("config: %s: %w", quotePath(path), err)
+	// Likewise for a directory named vx.json.
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return nil, fmt.Errorf("config: %s: is a directory, not a file", quotePath(path))
 	}
-	return Parse(path, data)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// The path is already in front; keep the cause only, still wrapped.
+		return nil, fmt.Errorf("config: %s: %s: %w", quotePath(path), pe.Op, pe.Err)
+	}
+	return nil, fmt.Errorf("config: %s: %w", quotePath(path), err)
 }
 
 // Parse parses the content of a vx.json file; path is used in error messages

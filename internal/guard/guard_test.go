@@ -2,6 +2,7 @@ package guard
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,9 +14,12 @@ import (
 
 // workspaces makes a workspace root, a second workspace and a symlink to the
 // first in a fresh directory, and returns their absolute paths.
+//
+// link is "" when this system cannot make symlinks: Windows without the
+// privilege, or Wine 8, whose os.Symlink reports success and creates nothing.
 func workspaces(t *testing.T) (base, root, other, link string) {
 	t.Helper()
-	base = t.TempDir()
+	base = tempDir(t)
 	root = filepath.Join(base, "ws")
 	other = filepath.Join(base, "other")
 	for _, d := range []string{root, other, filepath.Join(root, "packages", "web")} {
@@ -25,7 +29,10 @@ func workspaces(t *testing.T) (base, root, other, link string) {
 	}
 	link = filepath.Join(base, "link")
 	if err := os.Symlink(root, link); err != nil {
-		link = "" // Windows without the symlink privilege
+		return base, root, other, ""
+	}
+	if _, err := os.Lstat(link); err != nil {
+		return base, root, other, ""
 	}
 	return base, root, other, link
 }
@@ -36,7 +43,7 @@ func TestCheck(t *testing.T) {
 	nested := &NestedError{Workspace: root, Task: "web#build"}
 	noLink := ""
 	if link == "" {
-		noLink = "cannot create symlinks here"
+		noLink = "this system cannot create symlinks (Windows without the privilege, or Wine, whose os.Symlink creates nothing)"
 	}
 	tests := []struct {
 		name  string
@@ -192,4 +199,32 @@ func TestNestedErrorMessage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tempDir is t.TempDir, except that on Windows the directory is removed entry
+// by entry: under Wine 8, Go 1.26's os.RemoveAll fails on a directory that is
+// not empty ("unlinkat ...: Invalid function"), which would fail every test
+// through t.TempDir's cleanup.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "windows" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "vxguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- { // children before their directory
+			if err := os.Remove(paths[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("cleanup: %v", err)
+			}
+		}
+	})
+	return dir
 }
