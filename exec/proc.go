@@ -1,0 +1,380 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Spec describes one task's script run by [Start].
+type Spec struct {
+	// Script is the package.json script: shell code, run by sh on POSIX
+	// and by cmd.exe on Windows (see [ShellCommand]).
+	Script string
+	// Args are the extra arguments (those after "--"), appended to the
+	// script quoted so that each reaches the program as one argument.
+	Args []string
+	// Dir is the working directory of the child, an absolute path; empty
+	// means vx's own.
+	Dir string
+	// Env is the complete environment of the child, KEY=VALUE entries,
+	// already built; nothing of vx's own environment is added (a nil Env is
+	// an empty environment, not vx's). The shell is looked up in the PATH
+	// of this env (on Windows ComSpec from it first), never in vx's.
+	Env []string
+	// Stdin, Stdout and Stderr are the child's standard streams; nil means
+	// the null device. An [*os.File] is handed to the child as it is (the
+	// way to give a task vx's terminal); any other value is fed through a
+	// pipe, and Wait returns once the task's tree is gone even if a stray
+	// process still holds that pipe.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Foreground (Unix) gives the terminal to the task: its process group
+	// becomes the terminal's foreground group, so Ctrl-C reaches the task's
+	// processes once (vx does not receive it) and interactive tools can
+	// read the terminal. Wait gives the terminal back to vx's group. It
+	// applies only when one of the standard streams is a terminal whose
+	// foreground group is vx's own; otherwise, and on Windows, it is
+	// ignored. Meant for single-task runs.
+	Foreground bool
+}
+
+// Result is how a task ended.
+type Result struct {
+	// ExitCode is the shell's exit status, or 128+N when it was killed by
+	// signal N (130 for SIGINT, 143 for SIGTERM, 137 for SIGKILL), as shells
+	// report it. On Windows, a tree ended by [Process.Kill] gives 137 and one
+	// ended by CTRL_BREAK (STATUS_CONTROL_C_EXIT) gives 130.
+	ExitCode int
+	// Signal names the signal that killed the shell ("SIGINT"), or is "".
+	// On Windows it is "SIGKILL" after Kill and "SIGINT" for
+	// STATUS_CONTROL_C_EXIT.
+	Signal string
+}
+
+// Process is a running task: its shell and everything the shell starts,
+// kept together in a process group (Unix) or a job object (Windows).
+type Process struct {
+	cmd *osexec.Cmd
+	os  procOS // per-OS state
+
+	// leftoverGrace is how long processes left behind by the shell get
+	// between SIGTERM and SIGKILL; pipeGrace how long Wait waits, once the
+	// tree is gone, for output pipes still held by processes that left it.
+	leftoverGrace, pipeGrace time.Duration
+
+	stdinW  *os.File   // parent end of the stdin pipe, or nil
+	closers []*os.File // child ends, closed in the parent after start
+	readers []*os.File // parent ends of output pipes
+	copiers sync.WaitGroup
+
+	mu      sync.Mutex
+	done    bool // the tree is gone: Signal and Kill must not touch the ids
+	killed  bool // Kill was called
+	copyErr error
+
+	once   sync.Once
+	result Result
+	err    error
+}
+
+// Default time allowances of Wait, see Process.
+const (
+	defaultLeftoverGrace = 2 * time.Second
+	defaultPipeGrace     = 2 * time.Second
+)
+
+// Resolve returns the program [Start] runs for spec and its argument list:
+// the shell found in the child's PATH (on Windows the child's ComSpec, or
+// cmd.exe found in its PATH when ComSpec is unset or empty) and the
+// arguments of [ShellCommand], argv[0] being the program's path. On Windows
+// the batch-file decision of ShellCommand is made by looking the script's
+// first word up in the child's PATH and Dir, and argv is the verbatim
+// command line (see ShellCommand). Use it to show what would run.
+func Resolve(spec Spec) (path string, argv []string, err error) {
+	return resolve(spec, runtime.GOOS, isExecutable)
+}
+
+func resolve(spec Spec, goos string, isExec func(string) error) (string, []string, error) {
+	win := goos == "windows"
+	batch := false
+	if win {
+		word := shFirstWord(spec.Script)
+		found, err := lookPath(word, spec.Dir, spec.Env, goos, isExec)
+		if err != nil {
+			found = word
+		}
+		batch = shIsBatch(found)
+	}
+	shell, argv := shellCommand(spec.Script, spec.Args, goos, batch)
+	if win {
+		if cs := lpGetenv(spec.Env, "ComSpec", true); cs != "" {
+			shell = cs
+		}
+	}
+	path, err := lookPath(shell, "", spec.Env, goos, isExec)
+	if err != nil {
+		return "", nil, err
+	}
+	argv[0] = path
+	return path, argv, nil
+}
+
+// Start runs spec's script in a new process group (Unix; on Linux the shell
+// also gets SIGKILL if vx dies) or a new job object that kills its
+// processes when vx exits (Windows), and returns without waiting. Lookup
+// errors are [*os/exec.Error] values (see [LookPath]).
+func Start(spec Spec) (*Process, error) {
+	path, argv, err := Resolve(spec)
+	if err != nil {
+		return nil, err
+	}
+	env := spec.Env
+	if env == nil {
+		env = []string{}
+	}
+	p := &Process{
+		cmd:           &osexec.Cmd{Path: path, Args: argv, Env: env, Dir: spec.Dir},
+		leftoverGrace: defaultLeftoverGrace,
+		pipeGrace:     defaultPipeGrace,
+	}
+	if err := p.pipes(spec); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("exec: start %q: %w", spec.Script, err)
+	}
+	if err := p.startOS(spec); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("exec: start %q in %q: %w", spec.Script, spec.Dir, err)
+	}
+	for _, f := range p.closers {
+		f.Close()
+	}
+	p.closers = nil
+	if p.stdinW != nil {
+		go func(w *os.File, r io.Reader) {
+			io.Copy(w, r) // an error means the child stopped reading
+			w.Close()
+		}(p.stdinW, spec.Stdin)
+	}
+	return p, nil
+}
+
+// pipes connects the standard streams, making pipes for those that are not
+// files.
+func (p *Process) pipes(spec Spec) error {
+	switch in := spec.Stdin.(type) {
+	case nil:
+	case *os.File:
+		p.cmd.Stdin = in
+	default:
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		p.cmd.Stdin, p.stdinW = r, w
+		p.closers = append(p.closers, r)
+	}
+	out, err := p.output(spec.Stdout)
+	if err != nil {
+		return err
+	}
+	p.cmd.Stdout = out
+	if spec.Stderr != nil && sameWriter(spec.Stdout, spec.Stderr) {
+		p.cmd.Stderr = out
+		return nil
+	}
+	errw, err := p.output(spec.Stderr)
+	p.cmd.Stderr = errw
+	return err
+}
+
+// output returns what the child writes to for w: w itself when it is a
+// file, else the write end of a pipe copied to w until every holder has
+// closed it.
+func (p *Process) output(w io.Writer) (io.Writer, error) {
+	switch w := w.(type) {
+	case nil:
+		return nil, nil
+	case *os.File:
+		return w, nil
+	}
+	r, cw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, cw)
+	p.readers = append(p.readers, r)
+	p.copiers.Add(1)
+	go p.copy(w, r)
+	return cw, nil
+}
+
+// copy moves the child's output to w. After a write error it keeps reading
+// (and discards) so the child never blocks on a full pipe; the first error
+// is returned by Wait.
+func (p *Process) copy(w io.Writer, r *os.File) {
+	defer p.copiers.Done()
+	buf := make([]byte, 32<<10)
+	var werr error
+	for {
+		n, err := r.Read(buf)
+		if n > 0 && werr == nil {
+			if _, werr = w.Write(buf[:n]); werr != nil {
+				p.mu.Lock()
+				if p.copyErr == nil {
+					p.copyErr = fmt.Errorf("exec: writing output: %w", werr)
+				}
+				p.mu.Unlock()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// sameWriter reports whether a and b are the same writer, without
+// panicking on types that cannot be compared.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+func (p *Process) closeAll() {
+	for _, f := range p.closers {
+		f.Close()
+	}
+	for _, f := range p.readers {
+		f.Close()
+	}
+	if p.stdinW != nil {
+		p.stdinW.Close()
+	}
+	p.copiers.Wait()
+}
+
+// Pid returns the process id of the task's shell; on Unix it is also the id
+// of the task's process group.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Signal sends sig to every process of the task's tree. Unix: kill(-pgid,
+// sig) on the task's process group. Windows: os.Interrupt and SIGTERM send
+// CTRL_BREAK_EVENT to the task's process group, which shares vx's console;
+// when that is impossible (no console) the job is terminated, as for
+// os.Kill and SIGKILL, which call Kill; other signals are refused. After the
+// tree is gone Signal returns [os.ErrProcessDone].
+func (p *Process) Signal(sig os.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return os.ErrProcessDone
+	}
+	return p.signalOS(sig)
+}
+
+// Kill ends every process of the task's tree at once: SIGKILL to the
+// process group (Unix), TerminateJobObject (Windows). After the tree is
+// gone it returns [os.ErrProcessDone].
+func (p *Process) Kill() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return os.ErrProcessDone
+	}
+	p.killed = true
+	return p.killOS()
+}
+
+// Wait waits for the task's shell to exit, then ends what the shell left
+// running in its tree (SIGTERM, then SIGKILL after a short grace on Unix;
+// CTRL_BREAK, then TerminateJobObject on Windows), then waits for the
+// output copies to finish: it returns once nothing of the task is left,
+// even if a stray process keeps a pipe open. The error is non-nil only when
+// waiting failed or output could not be written to Stdout or Stderr; the
+// exit status is never an error. Calling Wait again returns the same.
+func (p *Process) Wait() (Result, error) {
+	p.once.Do(func() { p.result, p.err = p.wait() })
+	return p.result, p.err
+}
+
+func (p *Process) wait() (Result, error) {
+	werr := p.cmd.Wait()
+	state := p.cmd.ProcessState
+	p.leaderExited()
+	p.endTree()
+	p.mu.Lock()
+	p.done = true
+	killed := p.killed
+	p.mu.Unlock()
+	p.release()
+
+	copied := make(chan struct{})
+	go func() { p.copiers.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-time.After(p.pipeGrace):
+		for _, r := range p.readers {
+			r.Close()
+		}
+		<-copied
+	}
+	for _, r := range p.readers {
+		r.Close()
+	}
+	if p.stdinW != nil {
+		p.stdinW.Close()
+	}
+
+	if state == nil {
+		return Result{ExitCode: -1}, fmt.Errorf("exec: wait: %w", werr)
+	}
+	var exitErr *osexec.ExitError
+	if werr != nil && !errors.As(werr, &exitErr) {
+		return exitResult(state, killed), fmt.Errorf("exec: wait: %w", werr)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return exitResult(state, killed), p.copyErr
+}
+
+// endTree ends what the shell left behind: a polite signal, a grace
+// period, then the hard kill, and a last short wait for the kernel.
+func (p *Process) endTree() {
+	if !p.treeAlive() {
+		return
+	}
+	p.mu.Lock()
+	p.terminateTree()
+	p.mu.Unlock()
+	if p.awaitTree(p.leftoverGrace) {
+		return
+	}
+	p.mu.Lock()
+	p.killTree()
+	p.mu.Unlock()
+	p.awaitTree(time.Second)
+}
+
+// awaitTree polls until the tree is gone or d has passed, and reports
+// whether it is gone.
+func (p *Process) awaitTree(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	pause := time.Millisecond
+	for p.treeAlive() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+	return true
+}

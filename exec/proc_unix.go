@@ -1,0 +1,137 @@
+//go:build unix
+
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// procOS is the Unix state of a Process: the process group and the
+// terminal it was given.
+type procOS struct {
+	pgid int
+	tty  int  // descriptor of the terminal given to the task, if fg
+	fg   bool // the task's group was made the terminal's foreground group
+}
+
+// Hooks the Linux file fills in: extra SysProcAttr settings, and a better
+// liveness test than kill(-pgid, 0), which also counts zombies.
+var (
+	procConfigure  = func(*syscall.SysProcAttr) {}
+	procGroupAlive = func(pgid int) bool { return true }
+)
+
+func (p *Process) startOS(spec Spec) error {
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	procConfigure(attr)
+	if spec.Foreground {
+		if fd, ok := foregroundTTY(spec.Stdin, spec.Stdout, spec.Stderr); ok {
+			attr.Foreground, attr.Ctty = true, fd
+			p.os.tty, p.os.fg = fd, true
+		}
+	}
+	p.cmd.SysProcAttr = attr
+	if err := p.cmd.Start(); err != nil {
+		return err
+	}
+	p.os.pgid = p.cmd.Process.Pid
+	return nil
+}
+
+// foregroundTTY returns the descriptor of the first standard stream that is
+// a terminal whose foreground process group is vx's own.
+func foregroundTTY(streams ...any) (int, bool) {
+	for _, s := range streams {
+		f, ok := s.(*os.File)
+		if !ok || f == nil {
+			continue
+		}
+		rc, err := f.SyscallConn()
+		if err != nil {
+			continue
+		}
+		fd := -1
+		rc.Control(func(d uintptr) { fd = int(d) })
+		if fd < 0 {
+			continue
+		}
+		pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		if err != nil {
+			continue // not a terminal
+		}
+		return fd, pgrp == unix.Getpgrp()
+	}
+	return 0, false
+}
+
+// leaderExited gives the terminal back to vx's process group. vx is in the
+// background at that moment, so SIGTTOU is ignored for the call.
+func (p *Process) leaderExited() {
+	if !p.os.fg {
+		return
+	}
+	ignored := signal.Ignored(unix.SIGTTOU)
+	signal.Ignore(unix.SIGTTOU)
+	unix.IoctlSetPointerInt(p.os.tty, unix.TIOCSPGRP, unix.Getpgrp())
+	if !ignored {
+		signal.Reset(unix.SIGTTOU)
+	}
+}
+
+func (p *Process) signalOS(sig os.Signal) error {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("exec: signal %v: not a Unix signal", sig)
+	}
+	return p.kill(s)
+}
+
+func (p *Process) killOS() error { return p.kill(unix.SIGKILL) }
+
+func (p *Process) kill(s syscall.Signal) error {
+	err := unix.Kill(-p.os.pgid, s)
+	if errors.Is(err, unix.ESRCH) {
+		return os.ErrProcessDone
+	}
+	if err != nil {
+		return fmt.Errorf("exec: signal process group %d: %w", p.os.pgid, err)
+	}
+	return nil
+}
+
+// treeAlive reports whether a live process remains in the task's group.
+// A group whose members may not be signalled (EPERM) counts as gone:
+// nothing vx could do would end it.
+func (p *Process) treeAlive() bool {
+	if unix.Kill(-p.os.pgid, 0) != nil {
+		return false
+	}
+	return procGroupAlive(p.os.pgid)
+}
+
+func (p *Process) terminateTree() { unix.Kill(-p.os.pgid, unix.SIGTERM) }
+func (p *Process) killTree()      { unix.Kill(-p.os.pgid, unix.SIGKILL) }
+func (p *Process) release()       {}
+
+func exitResult(state *os.ProcessState, killed bool) Result {
+	ws, ok := state.Sys().(syscall.WaitStatus)
+	if !ok {
+		return Result{ExitCode: state.ExitCode()}
+	}
+	if ws.Signaled() {
+		s := ws.Signal()
+		name := unix.SignalName(s)
+		if name == "" {
+			name = "signal " + strconv.Itoa(int(s))
+		}
+		return Result{ExitCode: 128 + int(s), Signal: name}
+	}
+	return Result{ExitCode: ws.ExitStatus()}
+}
