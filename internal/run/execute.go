@@ -67,7 +67,7 @@ type Outcome struct {
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
 	Signal    os.Signal
-	// ExitCode of the one task that ran, when exactly one did.
+	// ExitCode of the last task that ended; Code uses it when the run had one task.
 	ExitCode int
 	Elapsed  time.Duration
 }
@@ -76,8 +76,8 @@ type Outcome struct {
 var ErrTasksFailed = errors.New("tasks failed")
 
 // Code returns the exit code vx should end with: 128+signal after an
-// interrupt, the task's own code when exactly one task ran, 1 when any task
-// failed, else 0.
+// interrupt, the task's own code when the run had exactly one task, 1 when
+// any task failed, else 0.
 func (o Outcome) Code() int {
 	switch {
 	case o.Signal != nil:
@@ -85,7 +85,7 @@ func (o Outcome) Code() int {
 			return 128 + int(s)
 		}
 		return 130
-	case o.Started == 1:
+	case o.Total == 1 && o.Started == 1:
 		return o.ExitCode
 	case len(o.Failed) > 0:
 		return 1
@@ -190,7 +190,7 @@ func Execute(g *Graph, opts Options) Outcome {
 			delete(running, r.n)
 			r.closer()
 			failed := r.err != nil || r.res.ExitCode != 0
-			out.ExitCode = r.res.ExitCode // used only when exactly one task ran
+			out.ExitCode = r.res.ExitCode
 			if !failed {
 				out.Succeeded++
 			} else {
