@@ -203,6 +203,34 @@ func envFakeBins() []string {
 	}
 }
 
+// TestWindowsNameRuleMatchesSystem checks the naming rule of
+// BuildIsolatedEnv against the system's own lookup (GetEnvironmentVariable):
+// for each pair, setting the first name and looking up the second must
+// succeed exactly when the rule says they are one variable.
+func TestWindowsNameRuleMatchesSystem(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		t.Skip("needs the Windows environment functions")
+	}
+	pairs := [][2]string{
+		{"VX_Path_TEST", "VX_PATH_TEST"},
+		{"vx_windir_test", "VX_WINDIR_TEST"},
+		{"VX_été_TEST", "VX_ÉTÉ_TEST"},
+		{"VX_ı_TEST", "VX_I_TEST"},      // dotless i is not I
+		{"VX_ſ_TEST", "VX_S_TEST"},      // long s is not S
+		{"VX_k_TEST", "VX_\u212a_TEST"}, // nor the Kelvin sign K
+		{"VX_PATH_X_TEST", "VX_PATHEXT_TEST"},
+	}
+	for _, p := range pairs {
+		set, look := p[0], p[1]
+		t.Setenv(set, "v")
+		_, got := os.LookupEnv(look)
+		if want := envSameName(set, look, true); got != want {
+			t.Errorf("with %q set, the system finds %q: %v; the builder's rule says %v", set, look, got, want)
+		}
+		os.Unsetenv(set)
+	}
+}
+
 func envDeref(p *string) string {
 	if p == nil {
 		return "<unset>"
