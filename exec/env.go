@@ -22,8 +22,9 @@ const TaskEnv = "VX_RUN_TASK"
 // EssentialEnv is the fixed allowlist of variables every task receives from
 // the parent environment when the parent has them: the POSIX essentials
 // first, then the Windows ones. It is part of the isolation policy, not a
-// setting: vx never reads a configuration that widens or narrows it, and
-// callers must not modify it. A project that needs more declares it with
+// setting: vx never reads a configuration that widens or narrows it, and the
+// builder works from its own copy, so modifying this slice changes nothing.
+// A project that needs more declares it with
 // passThrough; one that needs less overrides it with a define.
 //
 // The names are spelled in capitals. On Windows they match the parent's
@@ -69,7 +70,8 @@ type EnvOptions struct {
 }
 
 // BuildIsolatedEnv returns the environment of a child process: a sorted list
-// of KEY=VALUE entries, each name once, ready for [os/exec.Cmd.Env].
+// of KEY=VALUE entries, each name once, ready for the Env field of
+// [os/exec.Cmd].
 //
 // It applies four layers, each one overriding the ones before it:
 //
@@ -85,12 +87,14 @@ type EnvOptions struct {
 // Nothing else of Source reaches the result. Values are never altered, and
 // names are not validated (the config layer does that).
 //
-// On Windows (opts.GOOS) names are compared case-insensitively (each rune
-// mapped with [unicode.ToUpper]), so Source's "Path" is the essential PATH and
-// a passThrough "foo" copies Source's "FOO". When layers name the same
-// variable with different spellings, the result keeps the spelling of the
-// highest layer that set it, except that the bins layer keeps the spelling
-// of the PATH entry it extends. If Define holds two spellings of one name,
+// On Windows (opts.GOOS) names are compared case-insensitively, as Windows
+// compares them: each rune mapped with [unicode.ToUpper], except that a
+// non-ASCII rune never equals an ASCII one ("ı" is not "I"). So Source's
+// "Path" is the essential PATH and a passThrough "foo" copies Source's
+// "FOO". When layers name the same variable with different spellings, the
+// result keeps the spelling of the highest layer that set it (layers 1 and 2
+// copy Source's entry as it is), except that the bins layer keeps the
+// spelling of the PATH entry it extends, or writes "PATH" when there is none. If Define holds two spellings of one name,
 // the spelling that sorts last byte-wise wins. The result is sorted the way
 // CreateProcess expects the environment block: by name, case-insensitively
 // (upper-cased), in code point order. On other systems names are compared
@@ -141,8 +145,9 @@ func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 // LookupEnv returns the value of the variable name in env, a list of
 // KEY=VALUE entries, and whether it is there. The last occurrence wins, as
 // it does for a child process. On Windows (goos "windows", or "" on a
-// Windows host) names are compared case-insensitively. Entries without '='
-// or with an empty name are ignored, so an empty name is never found.
+// Windows host) names are compared case-insensitively, by the rule
+// [BuildIsolatedEnv] uses. Entries without '=' or with an empty name are
+// ignored, so an empty name is never found.
 func LookupEnv(env []string, name, goos string) (string, bool) {
 	if name == "" {
 		return "", false
@@ -186,7 +191,8 @@ func envSameName(a, b string, fold bool) bool {
 }
 
 // envCompareFold compares a and b as Windows compares variable names: each
-// rune upper-cased, in code point order. ASCII takes a fast path.
+// rune upper-cased by envUpperRune, in code point order. ASCII takes a fast
+// path.
 func envCompareFold(a, b string) int {
 	i := 0
 	for i < len(a) && i < len(b) {
@@ -324,10 +330,12 @@ type envSlots struct {
 	fold      bool
 	ptKeys    []string // key of each passThrough slot (upper-cased on Windows)
 	ptMap     map[string]int32
-	ptLenMask uint64 // bit min(len(key), 63) of each passThrough key
-	ptASCII   bool   // every passThrough key is ASCII
-	maxLen    int    // longest key
+	ptLenMask uint64    // bit min(len(key), 63) of each passThrough key
+	ptFirst   [4]uint64 // bit b set when a passThrough key starts with byte b
+	ptASCII   bool      // every passThrough key is ASCII
+	maxLen    int       // longest key
 	pos       []int32
+	defStart  int // entries from here on were added by defines
 }
 
 // envLenBit is the bit of a name of length n in a length mask.
@@ -469,6 +477,7 @@ func (b *envBuilder) build(opts *EnvOptions, extra int) {
 			nslots++
 			t.maxLen = max(t.maxLen, len(key))
 			t.ptLenMask |= envLenBit(len(key))
+			t.ptFirst[key[0]>>6] |= 1 << (key[0] & 63)
 			for i := 0; i < len(key); i++ {
 				if key[i] >= utf8.RuneSelf {
 					t.ptASCII = false
@@ -487,10 +496,30 @@ func (b *envBuilder) build(opts *EnvOptions, extra int) {
 	// One pass over Source: find the slot of each entry's name, if any; a
 	// later occurrence overwrites an earlier one. Only the allowlist and
 	// passThrough names are looked up by key, never the source's names.
+	slow := fold && !t.ptASCII
+	scan := t.maxLen + 1 // a name can match only if '=' is within scan bytes
+	if slow {
+		scan = 4*t.maxLen + 1 // runes may shrink when upper-cased
+	}
 	for i, kv := range opts.Source {
-		n := strings.IndexByte(kv, '=')
+		if kv == "" {
+			continue
+		}
+		if !slow {
+			// Most names fail here: no key starts with their
+			// first byte (upper-cased on Windows; a non-ASCII one
+			// never matches an ASCII key).
+			c := kv[0]
+			if fold {
+				c = envUpperASCII(c)
+			}
+			if (c >= utf8.RuneSelf || envEssFirst[c] == 0) && t.ptFirst[c>>6]&(1<<(c&63)) == 0 {
+				continue
+			}
+		}
+		n := strings.IndexByte(kv[:min(len(kv), scan)], '=')
 		if n <= 0 {
-			continue // no name
+			continue // no name, or too long to match
 		}
 		if s := t.find(kv[:n], &kbuf); s >= 0 {
 			src[s] = int32(i)
@@ -519,6 +548,7 @@ func (b *envBuilder) build(opts *EnvOptions, extra int) {
 	// Layer 3: defines, in byte-wise order of their names, so that of two
 	// spellings of one Windows name the one sorting last wins.
 	if len(opts.Define) > 0 {
+		t.defStart = len(b.out)
 		keys := make([]string, 0, len(opts.Define))
 		for k := range opts.Define {
 			keys = append(keys, k)
@@ -572,7 +602,7 @@ func (b *envBuilder) define(t *envSlots, name, value string, kbuf []byte) {
 	// Neither an essential nor a passThrough name: it can only collide
 	// with an earlier define spelled differently (Windows).
 	if b.fold {
-		for i := range b.out {
+		for i := t.defStart; i < len(b.out); i++ {
 			if envSameName(b.out[i].key(), name, true) {
 				b.out[i] = e
 				return

@@ -525,6 +525,14 @@ func TestBuildIsolatedEnvWindows(t *testing.T) {
 			want: []string{"été=summer"},
 		},
 		{
+			name: "non-ASCII name longer in bytes than its upper-case form",
+			opts: EnvOptions{
+				Source:      []string{strings.Repeat("ᲀ", 12) + "=1"},
+				PassThrough: []string{strings.Repeat("В", 12)},
+			},
+			want: []string{strings.Repeat("ᲀ", 12) + "=1"},
+		},
+		{
 			name: "non-ASCII letters never match ASCII ones",
 			opts: EnvOptions{
 				Source:      []string{"Cı=1", "ſHELL=/bin/sh", "paTHEXT=.EXE", "ᲀAR=2"},
