@@ -136,12 +136,3 @@ func TestForegroundIgnoredWithoutOwnTerminal(t *testing.T) {
 		t.Errorf("Wait() = %+v, %v; want exit 5", res, err)
 	}
 }
-
-func mustExecutable(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return self
-}

@@ -22,6 +22,9 @@ const killExitCode = 137
 type procOS struct {
 	job windows.Handle
 	pid uint32
+	// breakErr is why the last CTRL_BREAK_EVENT could not be sent (then
+	// the job was terminated instead), or nil.
+	breakErr error
 }
 
 // startOS starts the shell suspended in a new console process group,
@@ -129,7 +132,8 @@ func (p *Process) signalOS(sig os.Signal) error {
 		p.killed = true
 		return p.killOS()
 	case os.Interrupt, syscall.SIGTERM:
-		if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, p.os.pid); err != nil {
+		p.os.breakErr = windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, p.os.pid)
+		if p.os.breakErr != nil {
 			p.killed = true
 			return p.killOS()
 		}
