@@ -284,7 +284,7 @@ func summary(o Outcome, color bool) string {
 		fmt.Fprintf(&b, ", %d not run", o.Skipped)
 	}
 	if o.Signal != nil {
-		fmt.Fprintf(&b, ", interrupted by %v", o.Signal)
+		fmt.Fprintf(&b, ", stopped by %s", signalName(o.Signal))
 	}
 	fmt.Fprintf(&b, " in %s", o.Elapsed.Round(time.Millisecond))
 	return b.String()
@@ -295,4 +295,14 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
 }
