@@ -3,7 +3,9 @@ package exec
 import (
 	"errors"
 	"io/fs"
+	"os"
 	osexec "os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -181,6 +183,35 @@ func TestLookPathListSplitting(t *testing.T) {
 		got := lpSplitList(tt.v, tt.win)
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
 			t.Errorf("lpSplitList(%q, %v) = %q, want %q", tt.v, tt.win, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkLookPath resolves a bare name found in the third PATH entry,
+// the node_modules/.bin case for a tool installed at the workspace root.
+func BenchmarkLookPath(b *testing.B) {
+	dir := b.TempDir()
+	bins := []string{dir + "/a", dir + "/b", dir + "/c"}
+	for _, d := range bins {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	name := "tool"
+	if runtime.GOOS == "windows" {
+		name = "tool.cmd"
+	}
+	if err := os.WriteFile(bins[2]+"/"+name, []byte("x"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	sep := ":"
+	if runtime.GOOS == "windows" {
+		sep = ";"
+	}
+	env := []string{"HOME=/h", "PATH=" + strings.Join(bins, sep), "TERM=xterm"}
+	for b.Loop() {
+		if _, err := LookPath("tool", env); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

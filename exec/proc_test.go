@@ -301,3 +301,25 @@ func TestOutputWriteErrorDoesNotBlockChild(t *testing.T) {
 		t.Errorf("Wait() = %+v, want exit 3", res)
 	}
 }
+
+// BenchmarkStartWait is the fixed cost vx adds to a task: look the shell up
+// in the child's PATH, start it in its own group or job with piped output,
+// wait, and check nothing is left of the tree.
+func BenchmarkStartWait(b *testing.B) {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	script := "true"
+	if runtime.GOOS == "windows" {
+		env = []string{"Path=" + lpGetenv(os.Environ(), "Path", true), "ComSpec=" + lpGetenv(os.Environ(), "ComSpec", true)}
+		script = "exit /b 0"
+	}
+	var out bytes.Buffer
+	for b.Loop() {
+		p, err := Start(Spec{Script: script, Env: env, Stdout: &out, Stderr: &out})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := p.Wait(); err != nil || res.ExitCode != 0 {
+			b.Fatalf("Wait() = %+v, %v", res, err)
+		}
+	}
+}
