@@ -1,0 +1,158 @@
+//go:build unix
+
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// logWorkspace is a workspace whose tasks append "start <id>" and
+// "end <id>" lines to one log file, with a short sleep between.
+func logWorkspace(t *testing.T, specs ...string) (*Graph, string) {
+	t.Helper()
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "log")
+	ws := testWorkspace(t, specs...)
+	for _, p := range ws.Projects {
+		p.Dir = dir
+		for name := range p.Scripts {
+			id := p.Name + "#" + name
+			p.Scripts[name] = fmt.Sprintf("echo start %s >> %s; sleep 0.05; echo end %s >> %s", id, logFile, id, logFile)
+		}
+	}
+	g, err := Plan(ws, mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`), Selection{Tasks: []string{"build"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, logFile
+}
+
+func execute(t *testing.T, g *Graph, opts Options) (Outcome, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	opts.Stdout, opts.Stderr = &stdout, &stderr
+	opts.Env = func(*Node) []string { return []string{"PATH=" + os.Getenv("PATH")} }
+	done := make(chan Outcome, 1)
+	go func() { done <- Execute(g, opts) }()
+	select {
+	case o := <-done:
+		return o, stderr.String()
+	case <-time.After(30 * time.Second):
+		t.Fatal("Execute did not return within 30s")
+	}
+	return Outcome{}, ""
+}
+
+func readLog(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Fields(strings.ReplaceAll(string(b), "start ", "start:"))
+}
+
+func TestExecuteConcurrencyLimit(t *testing.T) {
+	for _, conc := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(conc), func(t *testing.T) {
+			g, logFile := logWorkspace(t, "root::", "a::build", "b::build", "c::build", "d::build", "e::build")
+			o, stderr := execute(t, g, Options{Concurrency: conc})
+			if o.Code() != 0 {
+				t.Fatalf("Code() = %d, stderr:\n%s", o.Code(), stderr)
+			}
+			running, peak := 0, 0
+			for _, l := range readLog(t, logFile) {
+				if strings.HasPrefix(l, "start:") {
+					running++
+					peak = max(peak, running)
+				} else if l != "end" {
+					continue
+				} else {
+					running--
+				}
+			}
+			if peak > conc {
+				t.Errorf("%d tasks ran at once, limit %d", peak, conc)
+			}
+			if conc == 1 && peak != 1 {
+				t.Errorf("peak = %d, want 1", peak)
+			}
+		})
+	}
+}
+
+func TestExecuteDependenciesFirst(t *testing.T) {
+	g, logFile := logWorkspace(t, "root::", "a::build", "b:a:build", "c:b:build", "d:a:build")
+	o, stderr := execute(t, g, Options{Concurrency: 4})
+	if o.Code() != 0 {
+		t.Fatalf("Code() = %d, stderr:\n%s", o.Code(), stderr)
+	}
+	pos := map[string]int{}
+	for i, l := range readLog(t, logFile) {
+		pos[l] = i
+	}
+	for _, edge := range [][2]string{{"a#build", "b#build"}, {"b#build", "c#build"}, {"a#build", "d#build"}} {
+		end, ok1 := pos[edge[0]]
+		start, ok2 := pos["start:"+edge[1]]
+		if !ok1 || !ok2 || end > start {
+			t.Errorf("%s started before %s ended (log positions %d, %d)", edge[1], edge[0], start, end)
+		}
+	}
+}
+
+func TestExecuteFailure(t *testing.T) {
+	tests := []struct {
+		name      string
+		continue_ bool
+		wantRan   []string
+		want      Outcome
+	}{
+		{
+			name:    "bail stops starting new tasks",
+			wantRan: []string{"start:a#build"},
+			want:    Outcome{Total: 4, Started: 1, Failed: []string{"a#build"}, Skipped: 3, ExitCode: 7},
+		},
+		{
+			name:      "continue runs what does not depend on the failure",
+			continue_: true,
+			wantRan:   []string{"start:a#build", "start:d#build"},
+			want:      Outcome{Total: 4, Started: 2, Succeeded: 1, Failed: []string{"a#build"}, Skipped: 2, ExitCode: 0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// a fails; b and c depend on it (c through b); d is independent.
+			g, logFile := logWorkspace(t, "root::", "a::build", "b:a:build", "c:b:build", "d::build")
+			for _, n := range g.Nodes {
+				if n.Project.Name == "a" {
+					n.Script = strings.Replace(n.Script, "sleep", "exit 7; sleep", 1)
+				}
+			}
+			o, _ := execute(t, g, Options{Concurrency: 1, Continue: tt.continue_})
+			o.Elapsed = 0
+			if diff := cmp.Diff(tt.want, o); diff != "" {
+				t.Errorf("Outcome mismatch (-want +got):\n%s", diff)
+			}
+			if o.Code() != 1 {
+				t.Errorf("Code() = %d, want 1", o.Code())
+			}
+			var ran []string
+			for _, l := range readLog(t, logFile) {
+				if strings.HasPrefix(l, "start:") {
+					ran = append(ran, l)
+				}
+			}
+			if diff := cmp.Diff(tt.wantRan, ran); diff != "" {
+				t.Errorf("tasks started mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
