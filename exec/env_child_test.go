@@ -128,11 +128,11 @@ func TestChildReceivesExactlyTheBuiltEnv(t *testing.T) {
 	}
 }
 
-// TestWindowsChildSeesEssentials runs only as a Windows binary (under Wine
+// TestEnvWindowsChildSeesEssentials runs only as a Windows binary (under Wine
 // on Linux, see .ci/run): a real Windows child must find PATH under the
 // parent's spelling with the bins in front, and SystemRoot, ComSpec and
 // PATHEXT, through the system's own case-insensitive lookup.
-func TestWindowsChildSeesEssentials(t *testing.T) {
+func TestEnvWindowsChildSeesEssentials(t *testing.T) {
 	if runtime.GOOS != "windows" {
 		t.Skip("needs a real Windows child process")
 	}
@@ -203,11 +203,11 @@ func envFakeBins() []string {
 	}
 }
 
-// TestWindowsNameRuleMatchesSystem checks the naming rule of
+// TestEnvWindowsNameRuleMatchesSystem checks the naming rule of
 // BuildIsolatedEnv against the system's own lookup (GetEnvironmentVariable):
 // for each pair, setting the first name and looking up the second must
 // succeed exactly when the rule says they are one variable.
-func TestWindowsNameRuleMatchesSystem(t *testing.T) {
+func TestEnvWindowsNameRuleMatchesSystem(t *testing.T) {
 	if runtime.GOOS != "windows" {
 		t.Skip("needs the Windows environment functions")
 	}
