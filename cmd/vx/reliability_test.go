@@ -22,12 +22,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -417,6 +419,27 @@ func testEnv() []string {
 	return env
 }
 
+// watchInterrupts fails the test if the test process itself receives an
+// interrupt while it runs: vx and its tasks must signal only the tasks'
+// process groups (Unix) or console process groups (Windows, where a
+// CTRL_BREAK_EVENT sent to a group that no longer exists, or to group 0,
+// reaches every process of the console, the test included). Without the
+// watch such a stray event kills the test binary without a word.
+func watchInterrupts(t *testing.T) {
+	c := make(chan os.Signal, 64)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	t.Cleanup(func() {
+		signal.Stop(c)
+		if n := len(c); n > 0 {
+			var got []string
+			for range n {
+				got = append(got, fmt.Sprint(<-c))
+			}
+			t.Errorf("the test process itself received %q while vx ran (on Windows: console control events); vx or a task signalled beyond the tasks' own process groups", got)
+		}
+	})
+}
+
 // vxRun is one finished vx process.
 type vxRun struct {
 	code           int
@@ -479,6 +502,7 @@ func waitDeadline(cmd *exec.Cmd, deadline time.Duration) (vxRun, bool) {
 // newline gets one. Then one task alone (passthrough mode) must keep binary
 // output byte-identical: all 256 byte values, no final newline.
 func TestReliabilityNoLostByte(t *testing.T) {
+	watchInterrupts(t)
 	tasks, size, conc := 200, 1<<20, 8
 	if runtime.GOOS == "windows" {
 		// Under Wine every process start costs ~100 ms and pipes are slow:
@@ -786,6 +810,7 @@ func brokenCases() []brokenCase {
 // or hang: each gives exactly one line on stderr, nothing on stdout, and
 // exit code 2, before any script runs (each script would print "built").
 func TestReliabilityBadInput(t *testing.T) {
+	watchInterrupts(t)
 	cases := append(brokenCases(), platformBrokenCases()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

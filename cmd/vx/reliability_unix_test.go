@@ -298,6 +298,7 @@ func exitedFunc(cmd *exec.Cmd) func() bool {
 // --grace 500ms; each node process must have received exactly one signal,
 // the one sent; vx exits 128+signal.
 func TestReliabilityNoOrphan(t *testing.T) {
+	watchInterrupts(t)
 	type sigCounts = map[string]string // project -> its "signals" file
 	counts := func(sig syscall.Signal, projects ...string) sigCounts {
 		m := sigCounts{}
@@ -401,6 +402,7 @@ func TestReliabilityNoOrphan(t *testing.T) {
 // leaving a background sleep 300 in its tree), and tasks that succeed but
 // leave a background process, alone and among others.
 func TestReliabilityNoOrphanAfterExit(t *testing.T) {
+	watchInterrupts(t)
 	leaves := `sleep 300 & echo $! >> pids; echo $$ >> pids; touch ready; echo done`
 	tests := []struct {
 		name     string
@@ -540,6 +542,7 @@ var leakProjects = []leakProject{
 // `vx env` must print the same environment (no drift). Even seeds run all
 // tasks from the root (prefixed output), odd seeds one task (passthrough).
 func TestReliabilityNoLeak(t *testing.T) {
+	watchInterrupts(t)
 	rounds := 40
 	if testing.Short() {
 		rounds = 10
@@ -812,6 +815,7 @@ var shellIdentifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // reported in docs/reliability.md; the assertion is only that each run
 // ends before a generous deadline.
 func TestReliabilityGuard(t *testing.T) {
+	watchInterrupts(t)
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

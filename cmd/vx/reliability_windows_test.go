@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +108,7 @@ func processAliveWin(pid int) bool {
 // secrets in vx's environment; a .cmd shim in node_modules\.bin runs by
 // bare name; killing vx kills its tasks' trees (job objects).
 func TestReliabilityWindows(t *testing.T) {
+	watchInterrupts(t)
 	root, err := filepath.EvalSymlinks(tempDir(t))
 	if err != nil {
 		t.Fatal(err)
@@ -311,9 +313,37 @@ func TestReliabilityWindows(t *testing.T) {
 				t.Skipf("processes %v of the task outlived vx, but this Wine does not implement JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE "+
 					"(a probe job closed with a live process in it left the process running), so this cannot be shown here", alive)
 			}
-			t.Errorf("processes %v of the task's tree outlived vx by 5s (pids recorded: %v)", alive, pids)
+			var desc []string
+			for _, pid := range alive {
+				desc = append(desc, describeProcess(pid))
+			}
+			t.Errorf("processes of the task's tree outlived vx by 5s (pids recorded: %v):\n  %s", pids, strings.Join(desc, "\n  "))
 		})
 	}
+}
+
+var procIsProcessInJob = windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob")
+
+// describeProcess names a live process: its program and whether it is in
+// a job object.
+func describeProcess(pid int) string {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return fmt.Sprintf("pid %d: %v", pid, err)
+	}
+	defer windows.CloseHandle(h)
+	buf := make([]uint16, 1024)
+	n := uint32(len(buf))
+	name := "?"
+	if windows.QueryFullProcessImageName(h, 0, &buf[0], &n) == nil {
+		name = windows.UTF16ToString(buf[:n])
+	}
+	var inJob int32
+	r, _, jobErr := procIsProcessInJob.Call(uintptr(h), 0, uintptr(unsafe.Pointer(&inJob)))
+	if r == 0 {
+		return fmt.Sprintf("pid %d (%s), in a job: %v", pid, name, jobErr)
+	}
+	return fmt.Sprintf("pid %d (%s), in a job: %v", pid, name, inJob != 0)
 }
 
 // killOnCloseWorks probes whether the system kills a job's processes when
