@@ -3,14 +3,15 @@ package main
 // Reliability proofs, portable part: helpers shared by every OS, the
 // lost-byte test and the bad-input table. docs/reliability.md says what each
 // test proves and how to run it. The Unix-only proofs (no leak, no orphan,
-// the guard under pressure, unreadable directories) are in
-// reliability_unix_test.go, the Windows ones in reliability_windows_test.go.
+// the guard under pressure, symlinks and unreadable directories) are in
+// reliability_unix_test.go, Ctrl-C on a pseudo-terminal in
+// reliability_linux_test.go, the Windows ones in reliability_windows_test.go.
 //
-// The tests run the real vx: cmd/vx/main_test.go's TestMain (testscript.Main)
-// puts a copy of the test binary named vx on PATH. Scripts call a second
-// multi-call helper, vxrel, which is also this test binary, recognised by
-// its argv[0] in init below and put in each workspace's node_modules/.bin, so
-// scripts find it by bare name on every OS.
+// The tests run the real vx: cmd/vx/main_test.go's TestMain puts a copy of
+// the test binary named vx on PATH. Scripts call a second multi-call helper,
+// vxrel, which is also this test binary, recognised by its argv[0] in init
+// below and put in each workspace's node_modules/.bin, so scripts find it by
+// bare name on every OS.
 
 import (
 	"bufio"
@@ -26,6 +27,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,7 +295,7 @@ func readEnvDump(t testing.TB, file string) map[string]string {
 	return env
 }
 
-// vxBinary returns the vx that testscript.Main put on PATH.
+// vxBinary returns the vx that TestMain put on PATH.
 func vxBinary(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("vx")
@@ -536,68 +538,11 @@ func TestReliabilityNoLostByte(t *testing.T) {
 	files["packages/zz-bin/package.json"] = mustJSON(t, map[string]any{"name": "zz-bin", "scripts": map[string]string{"bin": "vxrel bytes 42 300000"}})
 	writeTree(t, root, files)
 
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n+"#gen"))
-	}
-	prefixes := make(map[string]int, tasks)
+	ids := make([]string, tasks)
 	for i, n := range names {
-		id := n + "#gen"
-		prefixes[id+strings.Repeat(" ", width-len(id))+" | "] = i
+		ids[i] = n + "#gen"
 	}
-	check := func(stream string, gens []*lineGen, r io.Reader, other *[]string) error {
-		br := bufio.NewReaderSize(r, 1<<20)
-		var line []byte
-		var errs []string
-		seen := 0
-		for {
-			chunk, err := br.ReadSlice('\n')
-			line = append(line[:0], chunk...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				chunk, err = br.ReadSlice('\n')
-				line = append(line, chunk...)
-			}
-			if err == io.EOF {
-				if len(line) > 0 {
-					errs = append(errs, fmt.Sprintf("%s ends without a newline: %.80q", stream, line))
-				}
-				break
-			}
-			if err != nil {
-				return err
-			}
-			seen++
-			line = line[:len(line)-1]
-			i, ok := -1, false
-			if len(line) >= width+3 {
-				i, ok = prefixes[string(line[:width+3])]
-			}
-			if !ok {
-				*other = append(*other, string(line))
-				continue
-			}
-			want, _, more := gens[i].next()
-			got := line[width+3:]
-			if !more {
-				errs = append(errs, fmt.Sprintf("%s: %s: extra line after its last one: %.80q", stream, names[i], got))
-			} else if !bytes.Equal(want, got) {
-				errs = append(errs, fmt.Sprintf("%s: %s: line %d:\n  want %.100q (%d bytes)\n   got %.100q (%d bytes)", stream, names[i], gens[i].seq-1, want, len(want), got, len(got)))
-			}
-			if len(errs) > 10 {
-				break
-			}
-		}
-		io.Copy(io.Discard, br)
-		for i, g := range gens {
-			if want, _, more := g.next(); more && len(errs) <= 10 {
-				errs = append(errs, fmt.Sprintf("%s: %s: line %d never arrived: %.80q", stream, names[i], g.seq-1, want))
-			}
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("%d lines read; %s", seen, strings.Join(errs, "\n"))
-		}
-		return nil
-	}
+	chk := newPrefixChecker(ids)
 	outGens := make([]*lineGen, tasks)
 	errGens := make([]*lineGen, tasks)
 	for i := range tasks {
@@ -624,8 +569,8 @@ func TestReliabilityNoLostByte(t *testing.T) {
 	var errOut, errErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); errOut = check("stdout", outGens, stdout, &otherOut) }()
-	go func() { defer wg.Done(); errErr = check("stderr", errGens, stderr, &otherErr) }()
+	go func() { defer wg.Done(); errOut = chk.check("stdout", outGens, stdout, &otherOut) }()
+	go func() { defer wg.Done(); errErr = chk.check("stderr", errGens, stderr, &otherErr) }()
 	readDone := make(chan struct{})
 	go func() { wg.Wait(); close(readDone) }()
 	select {
@@ -678,6 +623,161 @@ func TestReliabilityNoLostByte(t *testing.T) {
 			}
 		}
 	})
+}
+
+// prefixChecker checks vx's prefixed output of several tasks against what
+// the tasks wrote.
+type prefixChecker struct {
+	ids      []string
+	width    int            // the longest id
+	prefixes map[string]int // "<id padded> | " -> task index
+}
+
+func newPrefixChecker(ids []string) *prefixChecker {
+	c := &prefixChecker{ids: ids, prefixes: map[string]int{}}
+	for _, id := range ids {
+		c.width = max(c.width, len(id))
+	}
+	for i, id := range ids {
+		c.prefixes[id+strings.Repeat(" ", c.width-len(id))+" | "] = i
+	}
+	return c
+}
+
+// check reads one output stream of vx to its end. Each line with a task's
+// prefix must be the next line that task's generator gives (whole, in
+// order, once); afterwards no generator may have lines left. Lines without
+// a task prefix are appended to other. The error lists the first problems.
+func (c *prefixChecker) check(stream string, gens []*lineGen, r io.Reader, other *[]string) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	n := c.width + len(" | ")
+	var line []byte
+	var errs []string
+	seen := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line[:0], chunk...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			chunk, err = br.ReadSlice('\n')
+			line = append(line, chunk...)
+		}
+		if err == io.EOF {
+			if len(line) > 0 {
+				errs = append(errs, fmt.Sprintf("%s ends without a newline: %.80q", stream, line))
+			}
+			break
+		}
+		if err != nil {
+			return err
+		}
+		seen++
+		line = line[:len(line)-1]
+		i, ok := -1, false
+		if len(line) >= n {
+			i, ok = c.prefixes[string(line[:n])]
+		}
+		if !ok {
+			*other = append(*other, string(line))
+			continue
+		}
+		want, _, more := gens[i].next()
+		got := line[n:]
+		if !more {
+			errs = append(errs, fmt.Sprintf("%s: %s: extra line after its last one: %.80q", stream, c.ids[i], got))
+		} else if !bytes.Equal(want, got) {
+			errs = append(errs, fmt.Sprintf("%s: %s: line %d:\n  want %.100q (%d bytes)\n   got %.100q (%d bytes)", stream, c.ids[i], gens[i].seq-1, want, len(want), got, len(got)))
+		}
+		if len(errs) > 10 {
+			break
+		}
+	}
+	io.Copy(io.Discard, br)
+	for i, g := range gens {
+		if want, _, more := g.next(); more && len(errs) <= 10 {
+			errs = append(errs, fmt.Sprintf("%s: %s: line %d never arrived: %.80q", stream, c.ids[i], g.seq-1, want))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d lines read; %s", seen, strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// TestReliabilityLostByteCheck shows that the lost-byte test's checker
+// fails on every kind of damage it is meant to catch, so that its passing
+// means something.
+func TestReliabilityLostByteCheck(t *testing.T) {
+	ids := []string{"a#gen", "bb#gen", "a-longer-one#gen"}
+	finalNL := []bool{true, false, true}
+	c := newPrefixChecker(ids)
+	gens := func() []*lineGen {
+		g := make([]*lineGen, len(ids))
+		for i := range ids {
+			g[i] = newLineGen(uint64(i), "o", 20000, finalNL[i])
+		}
+		return g
+	}
+	// The lines as vx would print them, round-robin between the tasks.
+	var lines [][]byte
+	g := gens()
+	for more := true; more; {
+		more = false
+		for i, id := range ids {
+			if l, _, ok := g[i].next(); ok {
+				more = true
+				p := id + strings.Repeat(" ", c.width-len(id)) + " | "
+				lines = append(lines, append([]byte(p), l...))
+			}
+		}
+	}
+	join := func(ls [][]byte) string {
+		var b strings.Builder
+		for _, l := range ls {
+			b.Write(l)
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	k := len(lines) / 2
+	long := 0 // a line long enough to split
+	for i, l := range lines {
+		if len(l) > len(lines[long]) {
+			long = i
+		}
+	}
+	half := (c.width + 3 + len(lines[long])) / 2
+	tests := []struct {
+		name      string
+		out       string
+		wantErr   string
+		wantOther bool
+	}{
+		{"intact", join(lines), "", false},
+		{"a line lost", join(slices.Delete(slices.Clone(lines), k, k+1)), "line", false},
+		{"a line twice", join(slices.Insert(slices.Clone(lines), k, lines[k])), "line", false},
+		// the first half of a line, then its second half with the prefix again
+		{"a line split in two", join(lines[:long]) + string(lines[long][:half]) + "\n" +
+			string(lines[long][:c.width+3]) + string(lines[long][half:]) + "\n" + join(lines[long+1:]), "line", false},
+		{"two lines mixed", join(lines[:k]) + string(lines[k][:c.width+3+2]) + string(lines[k+1][c.width+3:]) + "\n" + join(lines[k+1:]), "line", false},
+		{"an extra empty last line", join(lines) + ids[0] + strings.Repeat(" ", c.width-len(ids[0])) + " | \n", "extra line", false},
+		{"no final newline", strings.TrimSuffix(join(lines), "\n"), "without a newline", false},
+		{"bad padding", join(lines) + "a#gen | x\n", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var other []string
+			err := c.check("stdout", gens(), strings.NewReader(tc.out), &other)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("check() = %v, want no error", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("check() = %v, want an error about %q", err, tc.wantErr)
+			}
+			if (len(other) > 0) != tc.wantOther {
+				t.Errorf("unprefixed lines = %q, want some: %v", other, tc.wantOther)
+			}
+		})
+	}
 }
 
 // brokenCase is a workspace vx must refuse with one line and exit 2.

@@ -130,7 +130,7 @@ func TestReliabilityWindows(t *testing.T) {
 	other := tempDir(t)
 
 	// The parent environment: the test's own, with PATH spelled Path as on
-	// Windows (Go's os.Setenv in testscript.Main may have respelled it).
+	// Windows (os.Setenv in TestMain may have respelled it).
 	var parentEnv []string
 	parent := map[string]string{}
 	for _, kv := range testEnv() {
