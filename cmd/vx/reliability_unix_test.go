@@ -415,8 +415,9 @@ func TestReliabilityNoOrphanAfterExit(t *testing.T) {
 		{
 			name: "a task fails under bail while others run",
 			scripts: map[string]string{
-				"fails":  `sleep 300 & echo $! >> pids; echo $$ >> pids; touch ready; while [ ! -f ../slow/ready ] || [ ! -f ../node/ready ]; do sleep 0.02; done; exit 3`,
-				"slow":   `sleep 300 & echo $! >> pids; echo $$ >> pids; touch ready; sleep 1`,
+				"fails": `sleep 300 & echo $! >> pids; echo $$ >> pids; touch ready; while [ ! -f ../slow/ready ] || [ ! -f ../node/ready ]; do sleep 0.02; done; touch failed; exit 3`,
+				// runs on until the failure, so that zlater cannot take its slot
+				"slow":   `sleep 300 & echo $! >> pids; echo $$ >> pids; touch ready; while [ ! -f ../fails/failed ]; do sleep 0.02; done; sleep 0.5`,
 				"node":   `sleep 300 & echo $! >> pids; echo $$ >> pids; node ../../counter.js 1500`,
 				"zlater": `touch ready; echo $$ >> pids; sleep 300`,
 			},
