@@ -888,6 +888,9 @@ func brokenCases() []brokenCase {
 		{name: "NUL in the script to run", files: map[string]string{
 			"package.json": `{"name": "a", "scripts": {"build": "echo a\u0000b"}}`,
 		}, want: `NUL|\\x00|\\u0000|control`},
+		{name: "NUL in the version", files: map[string]string{
+			"package.json": `{"name": "a", "version": "1.0.0\u0000", "scripts": {"build": "echo x"}}`,
+		}, want: `version.*(NUL|\\x00|\\u0000|control)`},
 		{name: "= in a passThrough name", files: map[string]string{
 			"package.json": pkg("a", build), "vx.json": `{"tasks": {"build": {"env": {"passThrough": ["A=B"]}}}}`,
 		}, want: `vx\.json"?:1:\d+.*=`},
