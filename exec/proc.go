@@ -73,10 +73,11 @@ type Process struct {
 	readers []*os.File // parent ends of output pipes
 	copiers sync.WaitGroup
 
-	mu      sync.Mutex
-	done    bool // the tree is gone: Signal and Kill must not touch the ids
-	killed  bool // Kill was called
-	copyErr error
+	mu        sync.Mutex
+	done      bool // the tree is gone: Signal and Kill must not touch the ids
+	killed    bool // Kill was called
+	signalled bool // Signal was called: the tree already had its polite signal
+	copyErr   error
 
 	once   sync.Once
 	result Result
@@ -278,6 +279,7 @@ func (p *Process) Signal(sig os.Signal) error {
 	if p.done {
 		return os.ErrProcessDone
 	}
+	p.signalled = true
 	return p.signalOS(sig)
 }
 
@@ -347,13 +349,17 @@ func (p *Process) wait() (Result, error) {
 }
 
 // endTree ends what the shell left behind: a polite signal, a grace
-// period, then the hard kill, and a last short wait for the kernel.
+// period, then the hard kill, and a last short wait for the kernel. A tree
+// that was already sent a signal (Signal) is not sent another: each
+// process of a task sees vx's relay once, then only the kill.
 func (p *Process) endTree() {
 	if !p.treeAlive() {
 		return
 	}
 	p.mu.Lock()
-	p.terminateTree()
+	if !p.signalled {
+		p.terminateTree()
+	}
 	p.mu.Unlock()
 	if p.awaitTree(p.leftoverGrace) {
 		return
