@@ -182,6 +182,21 @@ func envListSep(windows bool) string {
 	return ":"
 }
 
+// EnvNameKey returns the key under which goos identifies the variable
+// name: on Windows its upper-cased form by the rule [BuildIsolatedEnv]
+// applies (a non-ASCII letter never becomes an ASCII one; invalid UTF-8
+// stands for itself), elsewhere name unchanged. Two names denote one
+// variable exactly when their keys are equal, and a name starts with a
+// prefix under goos's rule exactly when its key starts with the prefix's
+// key. "" means runtime.GOOS.
+func EnvNameKey(name, goos string) string {
+	if !envIsWindows(goos) {
+		return name
+	}
+	k, _ := envFoldKey(make([]byte, 0, len(name)), name, math.MaxInt)
+	return string(k)
+}
+
 // envSameName reports whether a and b name the same variable.
 func envSameName(a, b string, fold bool) bool {
 	if !fold {

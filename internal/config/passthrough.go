@@ -3,8 +3,8 @@ package config
 import (
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/vxrun/vx/exec"
 )
 
 // ExpandPassThrough turns passThrough entries into the exact variable names
@@ -32,7 +32,6 @@ import (
 // The result is sorted (byte order) and holds each name once; it is nil when
 // empty.
 func ExpandPassThrough(patterns []string, source []string, goos string) []string {
-	fold := goos == "windows"
 	var plain, matched []string
 	for _, p := range patterns {
 		prefix, isPattern := strings.CutSuffix(p, "*")
@@ -42,12 +41,13 @@ func ExpandPassThrough(patterns []string, source []string, goos string) []string
 			}
 			continue
 		}
+		key := exec.EnvNameKey(prefix, goos)
 		for _, kv := range source {
 			name, _, ok := strings.Cut(kv, "=")
 			if !ok || name == "" {
 				continue
 			}
-			if hasPrefix(name, prefix, fold) {
+			if strings.HasPrefix(exec.EnvNameKey(name, goos), key) {
 				matched = append(matched, name)
 			}
 		}
@@ -58,10 +58,7 @@ func ExpandPassThrough(patterns []string, source []string, goos string) []string
 	seen := map[string]bool{}
 	for _, list := range [][]string{plain, matched} {
 		for _, name := range list {
-			key := name
-			if fold {
-				key = foldKey(name)
-			}
+			key := exec.EnvNameKey(name, goos)
 			if !seen[key] {
 				seen[key] = true
 				out = append(out, name)
@@ -70,46 +67,4 @@ func ExpandPassThrough(patterns []string, source []string, goos string) []string
 	}
 	slices.Sort(out)
 	return out
-}
-
-// hasPrefix reports whether s starts with prefix. With fold set, characters
-// are compared upper-cased one by one ([unicode.ToUpper]), as Windows
-// compares variable names and as the exec package does.
-func hasPrefix(s, prefix string, fold bool) bool {
-	if !fold {
-		return strings.HasPrefix(s, prefix)
-	}
-	for prefix != "" {
-		if s == "" {
-			return false
-		}
-		pr, pn := utf8.DecodeRuneInString(prefix)
-		sr, sn := utf8.DecodeRuneInString(s)
-		if pr == utf8.RuneError || sr == utf8.RuneError {
-			// Invalid UTF-8 matches only itself, byte for byte.
-			if prefix[:pn] != s[:sn] {
-				return false
-			}
-		} else if unicode.ToUpper(pr) != unicode.ToUpper(sr) {
-			return false
-		}
-		prefix, s = prefix[pn:], s[sn:]
-	}
-	return true
-}
-
-// foldKey maps names that Windows treats as one variable to one key. Invalid
-// UTF-8 bytes are kept as they are, so they stay distinct.
-func foldKey(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		if r == utf8.RuneError {
-			b.WriteString(s[:n])
-		} else {
-			b.WriteRune(unicode.ToUpper(r))
-		}
-		s = s[n:]
-	}
-	return b.String()
 }

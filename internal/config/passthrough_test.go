@@ -30,6 +30,8 @@ func TestExpandPassThrough(t *testing.T) {
 		want     []string
 	}{
 		{name: "nothing declared", patterns: nil, source: source, goos: "linux", want: nil},
+		{name: "windows: dotless i is not I, as in the exec package", patterns: []string{"I*", "S*"},
+			source: []string{"ıX=1", "IY=2", "ſZ=3", "sW=4"}, goos: "windows", want: []string{"IY", "sW"}},
 		{name: "plain names are kept as written", patterns: []string{"NODE_ENV", "SENTRY_DSN"}, source: source,
 			goos: "linux", want: []string{"NODE_ENV", "SENTRY_DSN"}},
 		{name: "plain names are kept even with no source", patterns: []string{"B", "A"}, source: nil,
