@@ -243,21 +243,33 @@ type planTask struct {
 	Dir       string   `json:"dir"`
 	Command   string   `json:"command"`
 	Args      []string `json:"args"`
+	Argv      []string `json:"argv"` // what is started: the shell found in the task's PATH and its arguments
 	DependsOn []string `json:"dependsOn"`
 	Env       []string `json:"env"`
+	Error     string   `json:"error,omitempty"` // why the task could not start (its shell is not in its PATH)
 }
 
 func printPlan(w io.Writer, g *run.Graph, envOf func(*run.Node) []string, args []string, asJSON bool) error {
 	tasks := make([]planTask, 0, len(g.Nodes))
 	for _, n := range g.Nodes {
 		t := planTask{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
-			Args: append([]string{}, args...), DependsOn: []string{}, Env: []string{}}
+			Args: []string{}, DependsOn: []string{}, Env: []string{}}
+		if n.Target {
+			t.Args = append(t.Args, args...)
+		}
 		for _, d := range n.Deps {
 			t.DependsOn = append(t.DependsOn, d.ID)
 		}
-		for _, kv := range envOf(n) {
+		env := envOf(n)
+		for _, kv := range env {
 			k, _, _ := strings.Cut(kv, "=")
 			t.Env = append(t.Env, k)
+		}
+		if _, argv, err := exec.Resolve(exec.Spec{Script: n.Script, Args: t.Args, Dir: n.Project.Dir, Env: env}); err == nil {
+			t.Argv = argv
+		} else {
+			t.Argv = []string{}
+			t.Error = err.Error()
 		}
 		tasks = append(tasks, t)
 	}
@@ -269,15 +281,16 @@ func printPlan(w io.Writer, g *run.Graph, envOf func(*run.Node) []string, args [
 		}{tasks})
 	}
 	for i, t := range tasks {
-		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s", i+1, t.ID, t.Dir, t.Command)
-		for _, a := range t.Args {
-			fmt.Fprintf(w, " %s", a)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s\n", i+1, t.ID, t.Dir, t.Command)
 		if len(t.DependsOn) > 0 {
 			fmt.Fprintf(w, "   after:   %s\n", strings.Join(t.DependsOn, ", "))
 		}
 		fmt.Fprintf(w, "   env:     %s\n", strings.Join(t.Env, " "))
+		if t.Error != "" {
+			fmt.Fprintf(w, "   error:   %s\n", t.Error)
+		} else {
+			fmt.Fprintf(w, "   runs:    %q\n", t.Argv)
+		}
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ type Options struct {
 	Concurrency int           // tasks running at once; at least 1
 	Continue    bool          // after a failure, keep running what does not depend on it
 	Grace       time.Duration // after a signal, how long tasks get to exit before their trees are killed
-	Args        []string      // appended to every script (after --)
+	Args        []string      // appended to the scripts of target tasks (after --), not to their dependencies
 
 	Env func(*Node) []string // the child environment of a task (TaskEnv)
 
@@ -136,7 +136,10 @@ func Execute(g *Graph, opts Options) Outcome {
 	var grace <-chan time.Time
 
 	startTask := func(n *Node) {
-		spec := exec.Spec{Script: n.Script, Args: opts.Args, Dir: n.Project.Dir, Env: opts.Env(n)}
+		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n)}
+		if n.Target {
+			spec.Args = opts.Args
+		}
 		closer := func() {}
 		if single {
 			spec.Stdin, spec.Stdout, spec.Stderr = opts.Stdin, opts.Stdout, opts.Stderr

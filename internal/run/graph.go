@@ -19,6 +19,7 @@ type Node struct {
 	Script  string      // the script's body
 	Config  config.Task // the task's declarations (dependsOn, env)
 	Deps    []*Node     // the tasks that finish before this one starts, sorted by ID
+	Target  bool        // asked for on the command line (not only a dependency): gets the arguments after --
 
 	index int // position in Graph.Nodes
 }
@@ -60,7 +61,6 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 		return nil, err
 	}
 	p := &planner{ws: ws, cfg: cfg, nodes: map[string]*Node{}, state: map[*Node]int{}}
-	var targets []*Node
 	for _, task := range sel.Tasks {
 		found := false
 		for _, proj := range projects {
@@ -72,7 +72,7 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 			if err != nil {
 				return nil, err
 			}
-			targets = append(targets, n)
+			n.Target = true
 		}
 		if !found {
 			return nil, missingScriptError(projects, task)
