@@ -150,11 +150,13 @@ func jsonError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		// Offset counts the bytes read, the offending one included.
-		line, col := lineCol(data, int(se.Offset)-1)
-		if int(se.Offset) >= len(data) {
-			line, col = lineCol(data, len(data))
+		// Offset counts the bytes read, the offending one included; at the
+		// end of the input there is no offending byte: point past the last.
+		off := int(se.Offset) - 1
+		if strings.HasPrefix(se.Error(), "unexpected end") {
+			off = len(data)
 		}
+		line, col := lineCol(data, off)
 		return &posError{line: line, col: col, msg: "invalid JSON", err: se}
 	case errors.As(err, &te):
 		// Only the top-level value can have the wrong type: point at it.

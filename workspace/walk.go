@@ -23,7 +23,7 @@ type osFS struct{}
 
 func (osFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 func (osFS) Stat(name string) (fs.FileInfo, error)     { return os.Stat(name) }
-func (osFS) ReadFile(name string) ([]byte, error)      { return os.ReadFile(name) }
+func (osFS) ReadFile(name string) ([]byte, error)      { return readFile(name) }
 func (osFS) EvalSymlinks(path string) (string, error)  { return filepath.EvalSymlinks(path) }
 
 // maxDepth bounds the walk below the root. Symbolic-link loops stop long
@@ -31,14 +31,17 @@ func (osFS) EvalSymlinks(path string) (string, error)  { return filepath.EvalSym
 // links the OS cannot resolve, such as Windows junctions.
 const maxDepth = 100
 
-// A member is a project directory the walk found.
+// A member is a directory the patterns match: a project if it holds a
+// package.json, which the caller finds out by reading it.
 type member struct {
 	rel  string // relative to the root, slash-separated
 	real string // absolute, symlinks resolved
 }
 
-// walker finds the directories a workspace's patterns match, with a
-// package.json, under a root. It descends only where a pattern can still
+// walker finds the directories a workspace's patterns match under a root.
+// It reads directories only: whether a member holds a package.json is left
+// to whoever reads it, so that a workspace passed over costs no file access
+// per member and the chosen one costs one open per member. It descends only where a pattern can still
 // match, never into node_modules, and enters each real directory once, so a
 // symbolic-link cycle terminates and a directory reached through two links
 // is listed once (under the first path in walk order).
@@ -129,14 +132,8 @@ func (w *walker) dir(real, rel string, st matchState) error {
 		}
 		key := pathKey(w.goos, creal)
 		if isMember && !w.listed[key] {
-			ok, err := w.hasManifest(creal, crel)
-			if err != nil {
-				return err
-			}
-			if ok {
-				w.listed[key] = true
-				w.out = append(w.out, member{rel: crel, real: creal})
-			}
+			w.listed[key] = true
+			w.out = append(w.out, member{rel: crel, real: creal})
 		}
 		if !descend || w.entered[key] {
 			continue
@@ -150,18 +147,6 @@ func (w *walker) dir(real, rel string, st matchState) error {
 		}
 	}
 	return nil
-}
-
-// hasManifest reports whether dir holds a package.json file.
-func (w *walker) hasManifest(dir, rel string) (bool, error) {
-	fi, err := w.fsys.Stat(dir + string(filepath.Separator) + "package.json")
-	switch {
-	case err == nil:
-		return fi.Mode().IsRegular(), nil
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("workspace: cannot read directory %q: %w", rel, err)
 }
 
 // onStack reports whether fi is one of the directories being walked. The

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // A Workspace is the answer to "where am I": the workspace root, the project
@@ -233,6 +235,8 @@ func (d *discoverer) climb(start, curKey string) (*found, error) {
 			if f.members, err = walk(d.fsys, d.goos, f.real, pats); err != nil {
 				return nil, err
 			}
+			// The project holds a package.json, so matching its directory
+			// makes it a member; no file needs reading to know.
 			if pathKey(d.goos, f.real) == curKey {
 				return f, nil
 			}
@@ -289,19 +293,31 @@ func (d *discoverer) declaration(dir string) (*found, error) {
 	return f, nil
 }
 
-// manifest reads and parses dir's package.json, naming it show in errors.
-// It returns nil, nil when there is no package.json file.
+// manifest reads and parses dir's package.json, naming it show in errors,
+// through the cache. It returns nil, nil when there is no package.json file.
 func (d *discoverer) manifest(dir, show string) (*manifest, error) {
 	path := filepath.Join(dir, "package.json")
 	if m, ok := d.manifests[path]; ok {
 		return m, nil
 	}
-	data, err := d.fsys.ReadFile(path)
+	m, err := readManifest(d.fsys, dir, show)
+	if err != nil {
+		return nil, err
+	}
+	d.manifests[path] = m
+	return m, nil
+}
+
+// readManifest reads and parses dir's package.json, naming it show in
+// errors. It returns nil, nil when there is no package.json file.
+func readManifest(fsys fileSystem, dir, show string) (*manifest, error) {
+	path := filepath.Join(dir, "package.json")
+	data, err := fsys.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		if fi, serr := d.fsys.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+		if fi, serr := fsys.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 			return nil, nil // a directory named package.json
 		}
 		return nil, fmt.Errorf("workspace: cannot read %q: %w", show, err)
@@ -310,8 +326,58 @@ func (d *discoverer) manifest(dir, show string) (*manifest, error) {
 	if err != nil {
 		return nil, fileError(show, err)
 	}
-	d.manifests[path] = m
 	return m, nil
+}
+
+// readWorkers bounds the goroutines reading the members' manifests: the
+// work is mostly system calls, which a few threads overlap well, and a
+// fixed pool keeps a 10,000-project workspace from starting 10,000
+// goroutines.
+const readWorkers = 4
+
+// readManifests reads the members' manifests, all but those for which have
+// already holds one, with up to readWorkers goroutines. The error, if any,
+// is that of the first failing member in order, whatever the scheduling.
+func (d *discoverer) readManifests(members []member, have func(member) *manifest) ([]*manifest, error) {
+	out := make([]*manifest, len(members))
+	errs := make([]error, len(members))
+	var todo []int
+	for i, mem := range members {
+		if m := have(mem); m != nil {
+			out[i] = m
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	read := func(i int) {
+		out[i], errs[i] = readManifest(d.fsys, members[i].real, members[i].rel+"/package.json")
+	}
+	if n := min(readWorkers, len(todo)/8); n <= 1 {
+		for _, i := range todo {
+			read(i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(todo) {
+						return
+					}
+					read(todo[k])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // build turns the root the climb found into a Workspace: it reads the
@@ -359,18 +425,19 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 	if err := add(".", f.manifest, f.real); err != nil {
 		return nil, err
 	}
-	for _, mem := range f.members {
-		var m *manifest
-		if pathKey(d.goos, mem.real) == curKey && curManifest != nil {
-			m = curManifest
-		} else {
-			var err error
-			if m, err = d.manifest(mem.real, mem.rel+"/package.json"); err != nil {
-				return nil, err
-			}
-			if m == nil { // removed since the walk saw it
-				continue
-			}
+	read, err := d.readManifests(f.members, func(mem member) *manifest {
+		if pathKey(d.goos, mem.real) == curKey {
+			return curManifest
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, mem := range f.members {
+		m := read[i]
+		if m == nil { // a matched directory without package.json
+			continue
 		}
 		if err := add(mem.rel, m, mem.real); err != nil {
 			return nil, err

@@ -128,7 +128,7 @@ func TestDiscover(t *testing.T) {
 	write(t, filepath.Join(base, "npm/packages/a/node_modules/x/package.json"), `{"name": "x"}`)
 	symlink(t, "npm", filepath.Join(base, "alias"))
 	symlink(t, "../outside/lib", filepath.Join(base, "linked/packages/lib"))
-	symlink(t, "..", filepath.Join(base, "linked/packages/up"))                  // the root again
+	symlink(t, "..", filepath.Join(base, "linked/packages/up"))                 // the root again
 	symlink(t, "../packages/a", filepath.Join(base, "linked/packages/a-again")) // a again
 	symlink(t, "../nowhere", filepath.Join(base, "linked/packages/dangling"))
 	symlink(t, "..", filepath.Join(base, "loops/a/back"))
@@ -447,7 +447,7 @@ func TestDiscoverUnreadable(t *testing.T) {
 	}{
 		{"ReadDir", "libs", "", `workspace: cannot read directory "libs": open {base}/libs: permission denied`},
 		{"ReadDir", "libs/deep/nested", "", `workspace: cannot read directory "libs/deep/nested": open {base}/libs/deep/nested: permission denied`},
-		{"Stat", "libs/ui/package.json", "", `workspace: cannot read directory "libs/ui": stat {base}/libs/ui/package.json: permission denied`},
+		{"ReadFile", "libs/ui/package.json", "", `workspace: cannot read "libs/ui/package.json": open {base}/libs/ui/package.json: permission denied`},
 		{"ReadFile", "apps/web/package.json", "", `workspace: cannot read "apps/web/package.json": open {base}/apps/web/package.json: permission denied`},
 		{"ReadFile", "pnpm-workspace.yaml", "apps/web", `workspace: cannot read "{base}/pnpm-workspace.yaml": open {base}/pnpm-workspace.yaml: permission denied`},
 		{"Stat", "libs/deep/package.json", "libs/deep", `workspace: cannot read directory "{base}/libs/deep": stat {base}/libs/deep/package.json: permission denied`},

@@ -1,0 +1,78 @@
+package workspace
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The seed corpora live in testdata/fuzz/<FuzzName>/ and run as ordinary
+// tests with `go test`; `go test -fuzz=FuzzParseManifest ./workspace`
+// explores further.
+
+// FuzzParseManifest: reading any package.json either succeeds with a
+// usable result or fails with a positioned error; it never panics.
+func FuzzParseManifest(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseManifest(data)
+		if err != nil {
+			var pe *posError
+			if !errors.As(err, &pe) || pe.line < 1 || pe.col < 1 {
+				t.Fatalf("parseManifest() error %v (%T) has no position", err, err)
+			}
+			return
+		}
+		if m.name != "" {
+			if err := checkName(m.name); err != nil {
+				t.Errorf("parseManifest() accepted name %q: %v", m.name, err)
+			}
+		}
+		if m.scripts == nil {
+			t.Error("parseManifest() returned nil scripts")
+		}
+		if !slices.IsSorted(m.deps) || len(slices.Compact(slices.Clone(m.deps))) != len(m.deps) {
+			t.Errorf("parseManifest() deps %q not sorted and unique", m.deps)
+		}
+		if !m.hasWorkspaces && m.workspaces != nil {
+			t.Errorf("parseManifest() workspaces %q without hasWorkspaces", m.workspaces)
+		}
+	})
+}
+
+// FuzzParsePnpmWorkspace: reading any pnpm-workspace.yaml never panics, and
+// fails only with a *posError.
+func FuzzParsePnpmWorkspace(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pats, declared, err := parsePnpmWorkspace(data)
+		if err != nil {
+			var pe *posError
+			if !errors.As(err, &pe) {
+				t.Fatalf("parsePnpmWorkspace() error %v (%T) is not a *posError", err, err)
+			}
+			return
+		}
+		if !declared && pats != nil {
+			t.Errorf("parsePnpmWorkspace() = %q but not declared", pats)
+		}
+	})
+}
+
+// FuzzPattern: compiling and matching any pattern against any path never
+// panics, and the walk's pruning never skips a directory above a match.
+// patterns holds one pattern per line.
+func FuzzPattern(f *testing.F) {
+	f.Fuzz(func(t *testing.T, patterns, path string) {
+		ps, err := compilePatterns(strings.Split(patterns, "\n"))
+		if err != nil {
+			return
+		}
+		for _, el := range strings.Split(path, "/") {
+			// Names a directory listing can hold.
+			if el == "" || el == "." || el == ".." || strings.ContainsRune(el, 0) {
+				return
+			}
+		}
+		checkPruning(t, ps, path)
+	})
+}
