@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The seed corpora live in testdata/fuzz/<FuzzName>/ and run as ordinary
@@ -12,9 +14,19 @@ import (
 // explores further.
 
 // FuzzParseManifest: reading any package.json either succeeds with a
-// usable result or fails with a positioned error; it never panics.
+// usable result or fails with a positioned error; it never panics; and the
+// fast scanner, when it answers, answers as encoding/json does.
 func FuzzParseManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if fast, ok := parseManifestFast(data); ok {
+			slow, err := parseManifestJSON(data)
+			if err != nil {
+				t.Fatalf("parseManifestFast() accepted what encoding/json rejects: %v", err)
+			}
+			if diff := cmp.Diff(slow, fast, cmpManifest); diff != "" {
+				t.Fatalf("parseManifestFast() mismatch (-json +fast):\n%s", diff)
+			}
+		}
 		m, err := parseManifest(data)
 		if err != nil {
 			var pe *posError

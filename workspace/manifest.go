@@ -32,8 +32,20 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // parseManifest reads a package.json's bytes. Field names are matched
 // exactly (JSON is case-sensitive; npm ignores "Name"), a repeated key keeps
 // its last value, and null counts as absent. Problems are *posError values.
+//
+// The common case goes through a lean scanner (parseManifestFast) that
+// gives up on anything unusual; encoding/json then decides and words the
+// errors. FuzzParseManifest checks that the two agree.
 func parseManifest(data []byte) (*manifest, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
+	if m, ok := parseManifestFast(data); ok {
+		return m, nil
+	}
+	return parseManifestJSON(data)
+}
+
+// parseManifestJSON is parseManifest through encoding/json, for every input.
+func parseManifestJSON(data []byte) (*manifest, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, jsonError(data, err)

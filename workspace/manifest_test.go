@@ -54,6 +54,62 @@ func TestParseManifest(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got, cmpManifest); diff != "" {
 				t.Errorf("parseManifest() mismatch (-want +got):\n%s", diff)
 			}
+			slow, err := parseManifestJSON([]byte(strings.TrimPrefix(tt.in, "\xef\xbb\xbf")))
+			if err != nil {
+				t.Fatalf("parseManifestJSON() error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, slow, cmpManifest); diff != "" {
+				t.Errorf("parseManifestJSON() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestParseManifestFastPath checks which inputs the fast scanner takes: the
+// usual ones, so that it pays off, and not those it must leave to
+// encoding/json.
+func TestParseManifestFastPath(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		fast bool
+	}{
+		{"typical", `{"name": "@s/a", "version": "1.0.0", "private": true, "scripts": {"build": "tsc -p .", "x": "a \"q\" \u00e9\n"},
+			"dependencies": {"b": "workspace:*"}, "devDependencies": {}, "peerDependencies": {"c": "*"},
+			"workspaces": {"packages": ["p/*"], "nohoist": ["**/x"]}, "n": [1, -2.5e+3, 0, null, false, {"a": [[]]}]}`, true},
+		{"array workspaces", `{"workspaces": ["a", "b"]}`, true},
+		{"nulls", `{"name": null, "scripts": null, "workspaces": null}`, true},
+		{"unicode", `{"name": "café"}`, true},
+		{"duplicate field", `{"name": "a", "name": "b"}`, false},
+		{"duplicate packages", `{"workspaces": {"packages": [], "packages": []}}`, false},
+		{"surrogate escape", `{"description": "\ud83d\ude00"}`, false},
+		{"invalid UTF-8", "{\"x\": \"\xff\"}", false},
+		{"wrong type", `{"name": 1}`, false},
+		{"bad name", `{"name": "a=b"}`, false},
+		{"trailing comma", `{"a": 1,}`, false},
+		{"leading zero", `{"a": 01}`, false},
+		{"bare minus", `{"a": -}`, false},
+		{"trailing garbage", `{} x`, false},
+		{"deep", `{"a": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, false},
+		{"control character", "{\"a\": \"\x01\"}", false},
+		{"not an object", `[]`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fast, ok := parseManifestFast([]byte(tt.in))
+			if ok != tt.fast {
+				t.Fatalf("parseManifestFast() ok = %v, want %v", ok, tt.fast)
+			}
+			if !ok {
+				return
+			}
+			slow, err := parseManifestJSON([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("parseManifestJSON() error: %v", err)
+			}
+			if diff := cmp.Diff(slow, fast, cmpManifest); diff != "" {
+				t.Errorf("parseManifestFast() mismatch (-json +fast):\n%s", diff)
+			}
 		})
 	}
 }
