@@ -54,7 +54,7 @@ func BenchmarkDiscover(b *testing.B) {
 			if n > 1000 && testing.Short() {
 				b.Skip("large workspace skipped in -short mode")
 			}
-			dir, err := filepath.EvalSymlinks(b.TempDir())
+			dir, err := filepath.EvalSymlinks(tempDir(b))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func BenchmarkDiscover(b *testing.B) {
 // TestGenWorkspace keeps the benchmark's generator honest: the workspace it
 // writes is discovered with every project and the dependency links.
 func TestGenWorkspace(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
+	dir, err := filepath.EvalSymlinks(tempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

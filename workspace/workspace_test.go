@@ -20,7 +20,7 @@ import (
 // lets them add symbolic links and node_modules, which git stores badly.
 func fixtures(t testing.TB) string {
 	t.Helper()
-	dst, err := filepath.EvalSymlinks(t.TempDir())
+	dst, err := filepath.EvalSymlinks(tempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +28,31 @@ func fixtures(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// tempDir is t.TempDir, but on Windows it removes the tree itself, file by
+// file: under Wine, the RemoveAll behind t.TempDir fails on every file
+// ("Invalid function").
+func tempDir(t testing.TB) string {
+	t.Helper()
+	if runtime.GOOS != "windows" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "vxworkspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- { // children before their directory
+			os.Remove(paths[i])
+		}
+	})
+	return dir
 }
 
 func write(t testing.TB, path, content string) {
@@ -40,11 +65,19 @@ func write(t testing.TB, path, content string) {
 	}
 }
 
-func symlink(t testing.TB, target, link string) {
+// symlink creates a symbolic link and reports whether it works: Windows
+// needs a privilege to create one, and Wine creates links it cannot follow.
+func symlink(t testing.TB, target, link string) bool {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("cannot create symbolic links here: %v", err)
+	if err := os.Symlink(filepath.FromSlash(target), filepath.FromSlash(link)); err != nil {
+		t.Logf("cannot create symbolic links here: %v", err)
+		return false
 	}
+	if _, err := os.Stat(link); err != nil {
+		t.Logf("symbolic links do not work here: %v", err)
+		return false
+	}
+	return true
 }
 
 // proj is what the table tests compare of a Project; summary of a
@@ -126,16 +159,17 @@ func TestDiscover(t *testing.T) {
 	write(t, filepath.Join(base, "npm/node_modules/dep/package.json"), `{"name": "dep"}`)
 	write(t, filepath.Join(base, "npm/packages/node_modules/package.json"), `{"name": "not-a-project"}`)
 	write(t, filepath.Join(base, "npm/packages/a/node_modules/x/package.json"), `{"name": "x"}`)
-	symlink(t, "npm", filepath.Join(base, "alias"))
-	symlink(t, "../outside/lib", filepath.Join(base, "linked/packages/lib"))
-	symlink(t, "..", filepath.Join(base, "linked/packages/up"))                 // the root again
-	symlink(t, "../packages/a", filepath.Join(base, "linked/packages/a-again")) // a again
-	symlink(t, "../nowhere", filepath.Join(base, "linked/packages/dangling"))
-	symlink(t, "..", filepath.Join(base, "loops/a/back"))
-	symlink(t, ".", filepath.Join(base, "loops/a/self"))
-	symlink(t, "../..", filepath.Join(base, "loops/a/b/up"))
-	symlink(t, "../../linked/outside", filepath.Join(base, "loops/a/out"))
-	symlink(t, "npm/packages/a", filepath.Join(base, "shortcut"))
+	links := true
+	links = symlink(t, "npm", filepath.Join(base, "alias")) && links
+	links = symlink(t, "../outside/lib", filepath.Join(base, "linked/packages/lib")) && links
+	links = symlink(t, "..", filepath.Join(base, "linked/packages/up")) && links                  // the root again
+	links = symlink(t, "../packages/a", filepath.Join(base, "linked/packages/a-again")) && links  // a again
+	os.Symlink(filepath.FromSlash("../nowhere"), filepath.Join(base, "linked/packages/dangling")) // dangling, if links exist at all
+	links = symlink(t, "..", filepath.Join(base, "loops/a/back")) && links
+	links = symlink(t, ".", filepath.Join(base, "loops/a/self")) && links
+	links = symlink(t, "../..", filepath.Join(base, "loops/a/b/up")) && links
+	links = symlink(t, "../../linked/outside", filepath.Join(base, "loops/a/out")) && links
+	links = symlink(t, "npm/packages/a", filepath.Join(base, "shortcut")) && links
 
 	npmRoot := []proj{
 		{Name: "npm-root", RelDir: ".", Version: "1.0.0", Deps: []string{"a"}, IsRoot: true},
@@ -176,7 +210,7 @@ func TestDiscover(t *testing.T) {
 		name  string
 		start string // relative to the fixtures copy
 		want  summary
-	}{
+	}{ // cases named "symlink/..." need working links
 		{"npm/root", "npm", summary{"npm", ".", npmRoot, []string{"npm/node_modules/.bin"}}},
 		{"npm/project subdir", "npm/packages/a/src", summary{"npm", "packages/a", npmRoot,
 			[]string{"npm/packages/a/node_modules/.bin", "npm/node_modules/.bin"}}},
@@ -250,6 +284,9 @@ func TestDiscover(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.name, "symlink/") && !links {
+				t.Skip("no working symbolic links here")
+			}
 			w, err := Discover(filepath.Join(base, filepath.FromSlash(tt.start)))
 			if err != nil {
 				t.Fatalf("Discover() error: %v", err)
