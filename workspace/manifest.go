@@ -83,6 +83,10 @@ func parseManifestJSON(data []byte) (*manifest, error) {
 		if err := json.Unmarshal(raw, &m.version); err != nil {
 			return nil, fieldErr("version", "must be a string, got %s", kindOf(raw))
 		}
+		if strings.ContainsRune(m.version, 0) {
+			// It becomes npm_package_version in tasks' environments.
+			return nil, fieldErr("version", "must not contain a NUL character")
+		}
 	}
 	m.scripts = map[string]string{}
 	if raw := field("scripts"); raw != nil {
@@ -90,19 +94,26 @@ func parseManifestJSON(data []byte) (*manifest, error) {
 		if err := json.Unmarshal(raw, &scripts); err != nil {
 			return nil, fieldErr("scripts", "must be an object, got %s", kindOf(raw))
 		}
-		bad, found := "", false
+		bad, why := "", ""
 		for k, v := range scripts {
 			var s string
+			problem := ""
 			if err := json.Unmarshal(v, &s); err != nil {
-				if !found || k < bad { // report the first in order, whatever the map's order
-					bad, found = k, true
+				problem = "must be a string, got " + kindOf(v)
+			} else if strings.ContainsRune(k, 0) || strings.ContainsRune(s, 0) {
+				// Scripts run through a shell and land in the environment.
+				problem = "must not contain a NUL character"
+			}
+			if problem != "" {
+				if why == "" || k < bad { // report the first in order, whatever the map's order
+					bad, why = k, problem
 				}
 				continue
 			}
 			m.scripts[k] = s
 		}
-		if found {
-			return nil, fieldErr("scripts", "holds script %q, which must be a string, got %s", bad, kindOf(scripts[bad]))
+		if why != "" {
+			return nil, fieldErr("scripts", "holds script %q, which %s", bad, why)
 		}
 	}
 	for _, key := range depFields {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"strings"
 	"unicode/utf8"
 )
 
@@ -8,9 +9,9 @@ import (
 // raw values: about ten times faster than encoding/json on a typical
 // manifest, which matters when a workspace has thousands. It is
 // deliberately partial: it reports ok only for valid JSON whose fields vx
-// reads have the expected types and whose strings hold plain UTF-8 (no
-// invalid bytes, no escaped surrogates), with no top-level field vx reads
-// given twice. Everything else, errors included, is left to
+// reads have the expected types, with no NUL where parseManifestJSON
+// forbids one, and whose strings hold plain UTF-8 (no invalid bytes, no
+// escaped surrogates), with no top-level field vx reads given twice. Everything else, errors included, is left to
 // parseManifestJSON, whose result it must equal when ok.
 func parseManifestFast(data []byte) (m *manifest, ok bool) {
 	s := &scan{data: data}
@@ -72,14 +73,14 @@ func parseManifestFast(data []byte) (m *manifest, ok bool) {
 					return nil, false
 				}
 			case bit == seenVersion:
-				if m.version, ok = s.str(); !ok {
+				if m.version, ok = s.str(); !ok || strings.IndexByte(m.version, 0) >= 0 {
 					return nil, false
 				}
 			case bit == seenScripts:
 				if !s.object(func(k string) bool {
 					v, ok := s.str()
 					m.scripts[k] = v
-					return ok
+					return ok && strings.IndexByte(k, 0) < 0 && strings.IndexByte(v, 0) < 0
 				}) {
 					return nil, false
 				}

@@ -102,7 +102,9 @@ type Project struct {
 //
 // Discover reads the package.json and pnpm-workspace.yaml of the
 // directories from the current project up to the root, and the package.json
-// of each project; nothing else. A malformed file is a *FileError naming it,
+// of each directory the root's patterns match; nothing else (an ancestor
+// passed over costs a directory walk, no file reads). The manifests are read
+// by a small fixed pool of goroutines. A malformed file is a *FileError naming it,
 // with the line and column; two projects with the same name, a name that is
 // not valid UTF-8 or holds "=" or NUL, an unreadable directory are errors
 // too.
