@@ -115,6 +115,7 @@ type TaskVars struct {
 	PackageName    string // npm_package_name; left out when empty (unset is not empty)
 	PackageVersion string // npm_package_version; left out when empty
 	PackageJSON    string // npm_package_json: absolute path of the project's package.json
+	Dir            string // PWD: the task's working directory, absolute, as vx reached it (symlinks kept); left out when empty
 }
 
 // TaskEnviron returns [BuildIsolatedEnv](opts) with the [TaskVars] set over
@@ -123,15 +124,19 @@ type TaskVars struct {
 // Each task variable replaces any entry of the same name, whatever its
 // spelling on Windows, and is spelled as vx spells it (VX_RUN_WORKSPACE,
 // VX_RUN_TASK, npm_lifecycle_event, npm_lifecycle_script, npm_package_name,
-// npm_package_version, npm_package_json). VX_RUN_*, npm_lifecycle_* and
+// npm_package_version, npm_package_json, PWD). VX_RUN_*, npm_lifecycle_* and
 // npm_package_json are always set, even to the empty string. An empty
 // PackageName or PackageVersion means the package.json has no such field:
 // the variable is then absent from the result, even if a passThrough name or
 // a define supplied it, because vx owns these names and a value from the
 // parent would describe another package.
+//
+// PWD is set because os/exec adds it only when Cmd.Env is nil: without it a
+// shell takes the physical directory, and a project linked into the
+// workspace would see a path outside the workspace.
 func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 	var b envBuilder
-	b.build(&opts, 7)
+	b.build(&opts, 8)
 	b.set(WorkspaceEnv, v.Workspace, true)
 	b.set(TaskEnv, v.ID, true)
 	b.set("npm_lifecycle_event", v.Event, true)
@@ -139,6 +144,7 @@ func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 	b.set("npm_package_name", v.PackageName, v.PackageName != "")
 	b.set("npm_package_version", v.PackageVersion, v.PackageVersion != "")
 	b.set("npm_package_json", v.PackageJSON, true)
+	b.set("PWD", v.Dir, v.Dir != "")
 	return b.finish()
 }
 

@@ -636,8 +636,10 @@ func TestTaskEnviron(t *testing.T) {
 		PackageName:    "@acme/web",
 		PackageVersion: "1.2.3",
 		PackageJSON:    "/w/packages/web/package.json",
+		Dir:            "/w/packages/web",
 	}
 	all := []string{
+		"PWD=/w/packages/web",
 		"VX_RUN_TASK=@acme/web#build",
 		"VX_RUN_WORKSPACE=/w",
 		"npm_lifecycle_event=build",
@@ -662,8 +664,8 @@ func TestTaskEnviron(t *testing.T) {
 			name: "task vars replace passThrough and defines",
 			opts: EnvOptions{
 				Source: []string{"VX_RUN_WORKSPACE=/outer", "npm_lifecycle_event=outer", "npm_package_name=outer",
-					"npm_package_version=0.0.1"},
-				PassThrough: []string{"VX_RUN_WORKSPACE", "npm_lifecycle_event", "npm_package_name", "npm_package_version"},
+					"npm_package_version=0.0.1", "PWD=/outer"},
+				PassThrough: []string{"VX_RUN_WORKSPACE", "npm_lifecycle_event", "npm_package_name", "npm_package_version", "PWD"},
 				Define:      map[string]string{"VX_RUN_TASK": "x#y", "npm_package_json": "/x"},
 			},
 			vars: vars,

@@ -538,8 +538,8 @@ var leakProjects = []leakProject{
 // root's node_modules/.bin in front, and the variables vx sets
 // (VX_RUN_WORKSPACE, VX_RUN_TASK, npm_lifecycle_event,
 // npm_lifecycle_script, npm_package_name and npm_package_version when the
-// package.json has them, npm_package_json). The one addition allowed is
-// the shell's own: sh (dash, bash) exports PWD, the task's directory.
+// package.json has them, npm_package_json, PWD: the task's directory, which
+// the shell keeps).
 // `vx env` must print the same environment (no drift). Even seeds run all
 // tasks from the root (prefixed output), odd seeds one task (passthrough).
 func TestReliabilityNoLeak(t *testing.T) {
@@ -717,6 +717,7 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 		want["npm_lifecycle_event"] = "dump"
 		want["npm_lifecycle_script"] = p.script
 		want["npm_package_json"] = filepath.Join(dir, "package.json")
+		want["PWD"] = dir
 		delete(want, "npm_package_name")
 		if p.name != "" {
 			want["npm_package_name"] = p.name
@@ -776,7 +777,7 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 			t.Errorf("%s#dump: the child's environment differs from that of the same script run by sh with the env vx env shows (-sh +child):\n%s\nparent: %.3000q\nvx.json: %.3000s", p.name, diff, parentEnv, files["vx.json"])
 		}
 
-		// 3. And the shell's own doing is known exactly: it adds PWD (the
+		// 3. And the shell's own doing is known exactly: it keeps PWD (the
 		// task's directory) and drops names that are not shell identifiers.
 		for k, v := range got {
 			if k == "PWD" {

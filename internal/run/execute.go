@@ -35,6 +35,7 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		PackageName:    n.Project.Name,
 		PackageVersion: n.Project.Version,
 		PackageJSON:    n.Project.Manifest,
+		Dir:            n.Project.Dir,
 	})
 }
 
