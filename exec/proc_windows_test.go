@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vxrun/vx/internal/testdir"
+
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/windows"
 )
@@ -21,7 +23,7 @@ import (
 // way npm writes a package's bin on Windows, and returns the .bin dir.
 func writeShim(t *testing.T, name, body string) string {
 	t.Helper()
-	bin := filepath.Join(tempDir(t), "node_modules", ".bin")
+	bin := filepath.Join(testdir.New(t), "node_modules", ".bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -56,33 +58,6 @@ func TestWindowsCmdShimByBareName(t *testing.T) {
 	if got, want := strings.TrimSpace(out.String()), `shim says "a b"`; got != want {
 		t.Errorf("output = %q, want %q", got, want)
 	}
-}
-
-// tempDir is t.TempDir for Wine: Go's RemoveAll deletes with
-// FileDispositionInformationEx, which Wine 8 answers with "Invalid
-// function", so t.TempDir's clean-up fails the test. Files are removed one
-// by one instead; a failure is only logged.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "vx-exec-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var paths []string
-		filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
-			if err == nil {
-				paths = append(paths, p)
-			}
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- {
-			if err := os.Remove(paths[i]); err != nil {
-				t.Logf("clean-up: %v", err)
-			}
-		}
-	})
-	return dir
 }
 
 // withBin returns env with dir put first on its Path.

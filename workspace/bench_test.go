@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // genWorkspace writes a workspace of n projects under dir: a root declaring
@@ -54,7 +56,7 @@ func BenchmarkDiscover(b *testing.B) {
 			if n > 1000 && testing.Short() {
 				b.Skip("large workspace skipped in -short mode")
 			}
-			dir, err := filepath.EvalSymlinks(tempDir(b))
+			dir, err := filepath.EvalSymlinks(testdir.New(b))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +83,7 @@ func BenchmarkDiscover(b *testing.B) {
 // TestGenWorkspace keeps the benchmark's generator honest: the workspace it
 // writes is discovered with every project and the dependency links.
 func TestGenWorkspace(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(tempDir(t))
+	dir, err := filepath.EvalSymlinks(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vxrun/vx/internal/testdir"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,7 +22,7 @@ import (
 // lets them add symbolic links and node_modules, which git stores badly.
 func fixtures(t testing.TB) string {
 	t.Helper()
-	dst, err := filepath.EvalSymlinks(tempDir(t))
+	dst, err := filepath.EvalSymlinks(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,31 +30,6 @@ func fixtures(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dst
-}
-
-// tempDir is t.TempDir, but on Windows it removes the tree itself, file by
-// file: under Wine, the RemoveAll behind t.TempDir fails on every file
-// ("Invalid function").
-func tempDir(t testing.TB) string {
-	t.Helper()
-	if runtime.GOOS != "windows" {
-		return t.TempDir()
-	}
-	dir, err := os.MkdirTemp("", "vxworkspace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var paths []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- { // children before their directory
-			os.Remove(paths[i])
-		}
-	})
-	return dir
 }
 
 func write(t testing.TB, path, content string) {

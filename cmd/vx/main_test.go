@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vxrun/vx/internal/testdir"
+
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -36,7 +38,7 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	defer removeTree(dir) // defined in reliability_test.go
+	defer testdir.RemoveTree(dir)
 	name := "vx"
 	if runtime.GOOS == "windows" {
 		name += ".exe"

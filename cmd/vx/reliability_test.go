@@ -34,6 +34,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // relHelperName is the argv[0] (without .exe) that turns the test binary into
@@ -341,48 +343,6 @@ func installHelper(t testing.TB, dir string) {
 	}
 }
 
-// tempDir is t.TempDir, except under Windows, where it removes the tree
-// itself, file by file: under Wine, Go 1.26's os.RemoveAll fails on every
-// file below the top directory ("unlinkat ...: Invalid function"), which
-// would fail every test that uses t.TempDir.
-func tempDir(t testing.TB) string {
-	if runtime.GOOS != "windows" {
-		return t.TempDir()
-	}
-	d, err := os.MkdirTemp("", "vxrel")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := removeTree(d); err != nil {
-			t.Logf("cleanup: %v", err)
-		}
-	})
-	return d
-}
-
-// removeTree removes dir and everything in it, one entry at a time.
-func removeTree(dir string) error {
-	entries, _ := os.ReadDir(dir)
-	var first error
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		var err error
-		if e.IsDir() {
-			err = removeTree(p)
-		} else {
-			err = os.Remove(p)
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	if err := os.Remove(dir); first == nil {
-		first = err
-	}
-	return first
-}
-
 // writeTree creates files under root; keys are slash-separated paths.
 func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
@@ -514,7 +474,7 @@ func TestReliabilityNoLostByte(t *testing.T) {
 	if testing.Short() {
 		tasks, size = 40, 256<<10
 	}
-	root := tempDir(t)
+	root := testdir.New(t)
 	installHelper(t, filepath.Join(root, "node_modules", ".bin"))
 	files := map[string]string{
 		"package.json": mustJSON(t, map[string]any{"name": "root", "private": true, "workspaces": []string{"packages/*"}}),
@@ -918,7 +878,7 @@ func TestReliabilityBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			root := tempDir(t)
+			root := testdir.New(t)
 			writeTree(t, root, tc.files)
 			if tc.setup != nil {
 				tc.setup(t, root)

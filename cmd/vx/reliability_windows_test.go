@@ -20,6 +20,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/windows"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // platformHelpers are the Windows vxrel commands. (A variable, not an
@@ -109,7 +111,7 @@ func processAliveWin(pid int) bool {
 // bare name; killing vx kills its tasks' trees (job objects).
 func TestReliabilityWindows(t *testing.T) {
 	watchInterrupts(t)
-	root, err := filepath.EvalSymlinks(tempDir(t))
+	root, err := filepath.EvalSymlinks(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestReliabilityWindows(t *testing.T) {
 		"node_modules/.bin/tool.cmd":           "@\"%~dp0vxrel.exe\" %*\r\n",
 	})
 	web := filepath.Join(root, "packages", "web")
-	other := tempDir(t)
+	other := testdir.New(t)
 
 	// The parent environment: the test's own, with PATH spelled Path as on
 	// Windows (os.Setenv in TestMain may have respelled it).
@@ -350,7 +352,7 @@ func describeProcess(pid int) string {
 // the process holding the job's only handle is terminated (the way vx's
 // jobs end when vx is killed); Wine may not.
 func killOnCloseWorks(t *testing.T) bool {
-	dir := tempDir(t)
+	dir := testdir.New(t)
 	installHelper(t, dir)
 	pidFile := filepath.Join(dir, "child.pid")
 	holder := exec.Command(filepath.Join(dir, relHelperName+".exe"), "jobhold", pidFile)

@@ -274,9 +274,7 @@ func printPlan(w io.Writer, g *run.Graph, envOf func(*run.Node) []string, args [
 		tasks = append(tasks, t)
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(w, struct {
 			Tasks []planTask `json:"tasks"`
 		}{tasks})
 	}
@@ -335,9 +333,7 @@ func runEnv(p *Process, a *parsed) (int, error) {
 			k, v, _ := strings.Cut(kv, "=")
 			m[k] = v
 		}
-		enc := json.NewEncoder(p.Stdout)
-		enc.SetIndent("", "  ")
-		return ExitOK, enc.Encode(struct {
+		return ExitOK, writeJSON(p.Stdout, struct {
 			Task string            `json:"task"`
 			Env  map[string]string `json:"env"`
 		}{n.ID, m})
@@ -387,9 +383,7 @@ func runLs(p *Process, a *parsed) (int, error) {
 			Scripts: scripts, DependsOn: append([]string{}, pr.Deps...)})
 	}
 	if a.set["json"] {
-		enc := json.NewEncoder(p.Stdout)
-		enc.SetIndent("", "  ")
-		return ExitOK, enc.Encode(struct {
+		return ExitOK, writeJSON(p.Stdout, struct {
 			Root     string      `json:"root"`
 			Projects []lsProject `json:"projects"`
 		}{ws.Root, list})
@@ -402,4 +396,11 @@ func runLs(p *Process, a *parsed) (int, error) {
 		fmt.Fprintf(p.Stdout, "%-*s  %s\n", width, l.Name, l.Path)
 	}
 	return ExitOK, nil
+}
+
+// writeJSON writes v indented, as every --json output of vx is.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/vxrun/vx/internal/suggest"
 )
 
 type flagKind int
@@ -105,36 +107,14 @@ func findFlag(specs []flagSpec, name string) (flagSpec, bool) {
 
 func unknownFlag(cmd, arg string, specs []flagSpec) error {
 	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-	best, bestD := "", 3
-	for _, s := range specs {
-		if d := editDistance(name, s.name); d < bestD {
-			best, bestD = s.name, d
-		}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.name
 	}
-	if best != "" {
+	if best, ok := suggest.Closest(name, names); ok {
 		return usagef("vx %s: unknown flag %q; did you mean --%s? (vx help %s lists the flags)", cmd, arg, best, cmd)
 	}
 	return usagef("vx %s: unknown flag %q; vx help %s lists the flags", cmd, arg, cmd)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // usageError is a mistake on the command line: exit code 2.

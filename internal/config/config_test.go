@@ -2,13 +2,13 @@ package config
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -657,7 +657,7 @@ func TestLoad(t *testing.T) {
 
 	t.Run("missing file is an empty config", func(t *testing.T) {
 		t.Parallel()
-		root := tempDir(t)
+		root := testdir.New(t)
 		got, err := Load(root)
 		if err != nil {
 			t.Fatal(err)
@@ -670,7 +670,7 @@ func TestLoad(t *testing.T) {
 
 	t.Run("missing root directory is an empty config", func(t *testing.T) {
 		t.Parallel()
-		root := filepath.Join(tempDir(t), "gone")
+		root := filepath.Join(testdir.New(t), "gone")
 		if _, err := Load(root); err != nil {
 			t.Errorf("Load(%q) error: %v", root, err)
 		}
@@ -678,7 +678,7 @@ func TestLoad(t *testing.T) {
 
 	t.Run("directory named vx.json", func(t *testing.T) {
 		t.Parallel()
-		root := tempDir(t)
+		root := testdir.New(t)
 		path := filepath.Join(root, FileName)
 		if err := os.Mkdir(path, 0o755); err != nil {
 			t.Fatal(err)
@@ -692,7 +692,7 @@ func TestLoad(t *testing.T) {
 
 	t.Run("root is a file", func(t *testing.T) {
 		t.Parallel()
-		root := filepath.Join(tempDir(t), "file")
+		root := filepath.Join(testdir.New(t), "file")
 		if err := os.WriteFile(root, []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -709,7 +709,7 @@ func TestLoad(t *testing.T) {
 
 	t.Run("unreadable file", func(t *testing.T) {
 		t.Parallel()
-		root := tempDir(t)
+		root := testdir.New(t)
 		path := filepath.Join(root, FileName)
 		if err := os.WriteFile(path, []byte("{}"), 0o000); err != nil {
 			t.Fatal(err)
@@ -730,7 +730,7 @@ func TestLoad(t *testing.T) {
 
 	t.Run("content error names the joined path", func(t *testing.T) {
 		t.Parallel()
-		root := tempDir(t)
+		root := testdir.New(t)
 		path := filepath.Join(root, FileName)
 		if err := os.WriteFile(path, []byte("{\n  \"tasks\": {\"build\": {\"dependsOn\": \"x\"}}\n}"), 0o644); err != nil {
 			t.Fatal(err)
@@ -803,32 +803,4 @@ func TestTaskForCopies(t *testing.T) {
 	if diff := cmp.Diff(want, c.TaskFor("api", "build")); diff != "" {
 		t.Errorf("TaskFor() after changing an earlier result mismatch (-want +got):\n%s", diff)
 	}
-}
-
-// tempDir is t.TempDir, except that on Windows the directory is removed entry
-// by entry: under Wine 8, Go 1.26's os.RemoveAll fails on a directory that is
-// not empty ("unlinkat ...: Invalid function"), which would fail every test
-// through t.TempDir's cleanup.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	if runtime.GOOS != "windows" {
-		return t.TempDir()
-	}
-	dir, err := os.MkdirTemp("", "vxconfig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var paths []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- { // children before their directory
-			if err := os.Remove(paths[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("cleanup: %v", err)
-			}
-		}
-	})
-	return dir
 }

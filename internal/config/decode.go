@@ -35,7 +35,7 @@ func decode(root *node) (*Config, *syntaxError) {
 				return nil, errAt(m.val.off, `"$schema" must be a string, found %s`, m.val.describe())
 			}
 		default:
-			hint := suggest(m.key, topKeys)
+			hint := didYouMean(m.key, topKeys)
 			if hint == "" {
 				hint = `; tasks go inside "tasks": {...}`
 			}
@@ -89,8 +89,8 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				return t, err
 			}
 		default:
-			hint := suggest(m.key, taskKeys)
-			if hint == "" && suggest(m.key, envKeys) != "" {
+			hint := didYouMean(m.key, taskKeys)
+			if hint == "" && didYouMean(m.key, envKeys) != "" {
 				hint = `; it belongs inside "env": {...}`
 			}
 			if hint == "" {
@@ -124,8 +124,8 @@ func decodeEnv(t *Task, name string, n *node) *syntaxError {
 				return err
 			}
 		default:
-			hint := suggest(m.key, envKeys)
-			if hint == "" && suggest(m.key, taskKeys) != "" {
+			hint := didYouMean(m.key, envKeys)
+			if hint == "" && didYouMean(m.key, taskKeys) != "" {
 				hint = `; it belongs in the task, outside "env"`
 			}
 			if hint == "" {

@@ -2,28 +2,6 @@ package config
 
 import "testing"
 
-func TestEditDistance(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"abc", "", 3},
-		{"", "abc", 3},
-		{"tasks", "tasks", 0},
-		{"task", "tasks", 1},
-		{"kitten", "sitting", 3},
-		{"depends-on", "dependson", 1},
-		{"défine", "define", 1}, // one character, two bytes
-	}
-	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestSuggest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -50,8 +28,8 @@ func TestSuggest(t *testing.T) {
 		{"", topKeys, ""},
 	}
 	for _, tt := range tests {
-		if got := suggest(tt.key, tt.candidates); got != tt.want {
-			t.Errorf("suggest(%q, %q) = %q, want %q", tt.key, tt.candidates, got, tt.want)
+		if got := didYouMean(tt.key, tt.candidates); got != tt.want {
+			t.Errorf("didYouMean(%q, %q) = %q, want %q", tt.key, tt.candidates, got, tt.want)
 		}
 	}
 }

@@ -2,12 +2,13 @@ package guard
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,7 +20,7 @@ import (
 // privilege, or Wine 8, whose os.Symlink reports success and creates nothing.
 func workspaces(t *testing.T) (base, root, other, link string) {
 	t.Helper()
-	base = tempDir(t)
+	base = testdir.New(t)
 	root = filepath.Join(base, "ws")
 	other = filepath.Join(base, "other")
 	for _, d := range []string{root, other, filepath.Join(root, "packages", "web")} {
@@ -199,32 +200,4 @@ func TestNestedErrorMessage(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tempDir is t.TempDir, except that on Windows the directory is removed entry
-// by entry: under Wine 8, Go 1.26's os.RemoveAll fails on a directory that is
-// not empty ("unlinkat ...: Invalid function"), which would fail every test
-// through t.TempDir's cleanup.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	if runtime.GOOS != "windows" {
-		return t.TempDir()
-	}
-	dir, err := os.MkdirTemp("", "vxguard")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var paths []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- { // children before their directory
-			if err := os.Remove(paths[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("cleanup: %v", err)
-			}
-		}
-	})
-	return dir
 }
