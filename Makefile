@@ -30,7 +30,7 @@ cross:
 
 # Windows binaries of the tests, run for real under Wine (see ../shared/wine/README.md).
 wine-test:
-	../shared/wine/wine-test.sh -count=1 ./exec/...
+	../shared/wine/wine-test.sh -count=1 ./exec/ ./workspace/ ./internal/... ./cmd/vx/
 
 bench:
 	./bench/run.sh
