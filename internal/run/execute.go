@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	osexec "os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -154,6 +156,15 @@ func Execute(g *Graph, opts Options) Outcome {
 		out.Started++
 		p, err := exec.Start(spec)
 		if err != nil {
+			if errors.Is(err, osexec.ErrNotFound) {
+				path, ok := exec.LookupEnv(spec.Env, "PATH", "")
+				if !ok {
+					path = "unset"
+				} else {
+					path = strconv.Quote(path)
+				}
+				err = fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in vx.json)", err, path)
+			}
 			go func() { results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer} }()
 			running[n] = nil
 			return
