@@ -37,8 +37,8 @@ func run() int {
 		Stdout:         os.Stdout,
 		Stderr:         os.Stderr,
 		StdinTerminal:  term.IsTerminal(os.Stdin.Fd()),
-		StdoutTerminal: term.IsTerminal(os.Stdout.Fd()),
-		StderrTerminal: term.IsTerminal(os.Stderr.Fd()),
+		StdoutTerminal: term.SupportsColor(os.Stdout.Fd()),
+		StderrTerminal: term.SupportsColor(os.Stderr.Fd()),
 		Signals:        sigs,
 	})
 }
