@@ -24,9 +24,8 @@ var Version = "v0.1.0-dev"
 
 // Exit codes; docs/cli.md documents them.
 const (
-	ExitOK     = 0
-	ExitFailed = 1 // a task failed (several tasks ran)
-	ExitUsage  = 2 // bad command line, config, workspace, or a nested run
+	ExitOK    = 0
+	ExitUsage = 2 // bad command line, config, workspace, or a nested run; task outcomes map through run.Outcome.Code
 )
 
 // Process is what vx takes from the operating system.

@@ -75,9 +75,6 @@ type Outcome struct {
 	Elapsed  time.Duration
 }
 
-// ErrTasksFailed is wrapped by the error Execute returns when a task failed.
-var ErrTasksFailed = errors.New("tasks failed")
-
 // Code returns the exit code vx should end with: 128+signal after an
 // interrupt, the task's own code when the run had exactly one task, 1 when
 // any task failed, else 0.

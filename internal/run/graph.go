@@ -96,7 +96,7 @@ func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
 	id := proj.Name + "#" + task
 	n := p.nodes[id]
 	if n == nil {
-		n = &Node{ID: id, Project: proj, Task: task, Script: proj.Scripts[task], Config: p.cfg.TaskFor(proj.Name, task)}
+		n = newNode(p.cfg, proj, task)
 		p.nodes[id] = n
 	}
 	switch p.state[n] {
@@ -299,9 +299,13 @@ func missingScriptError(projects []*workspace.Project, task string) error {
 // commands that look at a single task (vx env). It is an error when the
 // project has no such script.
 func Task(cfg *config.Config, proj *workspace.Project, task string) (*Node, error) {
-	script, ok := proj.Scripts[task]
-	if !ok {
+	if _, ok := proj.Scripts[task]; !ok {
 		return nil, missingScriptError([]*workspace.Project{proj}, task)
 	}
-	return &Node{ID: proj.Name + "#" + task, Project: proj, Task: task, Script: script, Config: cfg.TaskFor(proj.Name, task)}, nil
+	return newNode(cfg, proj, task), nil
+}
+
+// newNode is the task node of proj's script task, with its declarations.
+func newNode(cfg *config.Config, proj *workspace.Project, task string) *Node {
+	return &Node{ID: proj.Name + "#" + task, Project: proj, Task: task, Script: proj.Scripts[task], Config: cfg.TaskFor(proj.Name, task)}
 }
