@@ -58,8 +58,8 @@ func BenchmarkVXRun(b *testing.B) {
 				Stderr:  null,
 			}
 			for b.Loop() {
-				if code := cli.Main(p); code != 0 {
-					b.Fatalf("vx run exited %d", code)
+				if code, err := cli.Main(p); code != 0 {
+					b.Fatalf("vx run exited %d: %v", code, err)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/task")
@@ -81,8 +81,8 @@ func BenchmarkVXPlan(b *testing.B) {
 		Stderr:  null,
 	}
 	for b.Loop() {
-		if code := cli.Main(p); code != 0 {
-			b.Fatalf("vx run --dry-run exited %d", code)
+		if code, err := cli.Main(p); code != 0 {
+			b.Fatalf("vx run --dry-run exited %d: %v", code, err)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/vxrun/vx/internal/diag"
 )
 
 // A Workspace is the answer to "where am I": the workspace root, the project
@@ -104,10 +106,10 @@ type Project struct {
 // directories from the current project up to the root, and the package.json
 // of each directory the root's patterns match; nothing else (an ancestor
 // passed over costs a directory walk, no file reads). The manifests are read
-// by a small fixed pool of goroutines. A malformed file is a *FileError naming it,
-// with the line and column; two projects with the same name, a name that is
-// not valid UTF-8 or holds "=" or NUL, an unreadable directory are errors
-// too.
+// by a small fixed pool of goroutines. A malformed or unreadable file is a
+// *diag.Error naming it (absolute), with the line and column where known;
+// two projects with the same name, a name that is not valid UTF-8 or holds
+// "=" or NUL, an unreadable directory are errors too.
 func Discover(dir string) (*Workspace, error) {
 	return discover(osFS{}, runtime.GOOS, dir)
 }
@@ -229,7 +231,7 @@ func (d *discoverer) climb(start, curKey string) (*found, error) {
 		if f != nil {
 			pats, err := compilePatterns(f.patterns)
 			if err != nil {
-				return nil, &FileError{Path: f.declaredIn, Msg: err.Error()}
+				return nil, &diag.Error{Path: f.declaredIn, Msg: err.Error()}
 			}
 			if f.real, err = d.fsys.EvalSymlinks(dir); err != nil {
 				return nil, fmt.Errorf("workspace: cannot resolve %q: %w", dir, err)
@@ -276,10 +278,10 @@ func (d *discoverer) declaration(dir string) (*found, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		wrong := filepath.Join(dir, pnpmMisspelled)
 		if _, err := d.fsys.Stat(wrong); err == nil {
-			return nil, &FileError{Path: wrong, Msg: "pnpm reads only \"pnpm-workspace.yaml\": rename the file"}
+			return nil, &diag.Error{Path: wrong, Msg: "pnpm reads only \"pnpm-workspace.yaml\": rename the file"}
 		}
 	default:
-		return nil, fmt.Errorf("workspace: cannot read %q: %w", yamlPath, err)
+		return nil, readError(yamlPath, err)
 	}
 	m, err := d.manifest(dir, filepath.Join(dir, "package.json"))
 	if err != nil {
@@ -322,7 +324,7 @@ func readManifest(fsys fileSystem, dir, show string) (*manifest, error) {
 		if fi, serr := fsys.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 			return nil, nil // a directory named package.json
 		}
-		return nil, fmt.Errorf("workspace: cannot read %q: %w", show, err)
+		return nil, readError(show, err)
 	}
 	m, err := parseManifest(data)
 	if err != nil {
@@ -340,7 +342,7 @@ const readWorkers = 4
 // readManifests reads the members' manifests, all but those for which have
 // already holds one, with up to readWorkers goroutines. The error, if any,
 // is that of the first failing member in order, whatever the scheduling.
-func (d *discoverer) readManifests(members []member, have func(member) *manifest) ([]*manifest, error) {
+func (d *discoverer) readManifests(root string, members []member, have func(member) *manifest) ([]*manifest, error) {
 	out := make([]*manifest, len(members))
 	errs := make([]error, len(members))
 	var todo []int
@@ -352,7 +354,7 @@ func (d *discoverer) readManifests(members []member, have func(member) *manifest
 		}
 	}
 	read := func(i int) {
-		out[i], errs[i] = readManifest(d.fsys, members[i].real, members[i].rel+"/package.json")
+		out[i], errs[i] = readManifest(d.fsys, members[i].real, filepath.Join(root, filepath.FromSlash(members[i].rel), "package.json"))
 	}
 	if n := min(readWorkers, len(todo)/8); n <= 1 {
 		for _, i := range todo {
@@ -427,7 +429,7 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 	if err := add(".", f.manifest, f.real); err != nil {
 		return nil, err
 	}
-	read, err := d.readManifests(f.members, func(mem member) *manifest {
+	read, err := d.readManifests(f.real, f.members, func(mem member) *manifest {
 		if pathKey(d.goos, mem.real) == curKey {
 			return curManifest
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/google/go-cmp/cmp"
@@ -361,16 +362,16 @@ func TestDiscoverErrors(t *testing.T) {
 	}{
 		{"duplicate", `workspace: projects "apps/web" and "packages/web" have the same name "web": names must be unique`},
 		{"duplicate/apps/web", `workspace: projects "apps/web" and "packages/web" have the same name "web": names must be unique`},
-		{"malformed-json", `workspace: "packages/bad/package.json": invalid JSON at line 3, column 17: invalid character '.' after object key:value pair`},
-		{"malformed-json/packages/bad", `workspace: "{base}/malformed-json/packages/bad/package.json": invalid JSON at line 3, column 17: invalid character '.' after object key:value pair`},
-		{"malformed-yaml/packages/p", `workspace: "{base}/malformed-yaml/pnpm-workspace.yaml": invalid YAML at line 3: did not find expected ',' or ']'`},
-		{"wrong-type", `workspace: "{base}/wrong-type/package.json": "workspaces" must be an array of patterns or an object with a "packages" array, got a string at line 3, column 17`},
-		{"bad-name", `workspace: "packages/eq/package.json": "name" must not contain "=" at line 2, column 11`},
-		{"bad-utf8", `workspace: "{base}/bad-utf8/package.json": "name" is not valid UTF-8 at line 1, column 10`},
-		{"nul-name", `workspace: "{base}/nul-name/package.json": "name" must not contain a NUL character at line 1, column 10`},
-		{"bad-pattern", `workspace: "{base}/bad-pattern/package.json": invalid workspace pattern "packages/[": syntax error in pattern`},
-		{"outside-pattern", `workspace: "{base}/outside-pattern/package.json": invalid workspace pattern "../*": must stay inside the workspace root (no leading "/", no "..")`},
-		{"misspelled", `workspace: "{base}/misspelled/pnpm-workspace.yml": pnpm reads only "pnpm-workspace.yaml": rename the file`},
+		{"malformed-json", `{base}/malformed-json/packages/bad/package.json:3:17: invalid JSON: invalid character '.' after object key:value pair`},
+		{"malformed-json/packages/bad", `{base}/malformed-json/packages/bad/package.json:3:17: invalid JSON: invalid character '.' after object key:value pair`},
+		{"malformed-yaml/packages/p", `{base}/malformed-yaml/pnpm-workspace.yaml:3: invalid YAML: did not find expected ',' or ']'`},
+		{"wrong-type", `{base}/wrong-type/package.json:3:17: "workspaces" must be an array of patterns or an object with a "packages" array, got a string`},
+		{"bad-name", `{base}/bad-name/packages/eq/package.json:2:11: "name" must not contain "="`},
+		{"bad-utf8", `{base}/bad-utf8/package.json:1:10: "name" is not valid UTF-8`},
+		{"nul-name", `{base}/nul-name/package.json:1:10: "name" must not contain a NUL character`},
+		{"bad-pattern", `{base}/bad-pattern/package.json: invalid workspace pattern "packages/[": syntax error in pattern`},
+		{"outside-pattern", `{base}/outside-pattern/package.json: invalid workspace pattern "../*": must stay inside the workspace root (no leading "/", no "..")`},
+		{"misspelled", `{base}/misspelled/pnpm-workspace.yml: pnpm reads only "pnpm-workspace.yaml": rename the file`},
 		{"eq-dir", `workspace: project "a=b" has no "name" and its directory cannot stand in for one: the name must not contain "="`},
 		{"empty/sub", `workspace: no package.json found in "{base}/empty/sub" or any directory above it: run vx inside a JavaScript project, or create a package.json (npm init)`},
 		{"not-a-dir", `workspace: start directory "{base}/not-a-dir" is not a directory`},
@@ -397,11 +398,12 @@ func TestDiscoverErrors(t *testing.T) {
 func TestDiscoverErrorValues(t *testing.T) {
 	base := fixtures(t)
 	_, err := Discover(filepath.Join(base, "malformed-json"))
-	var fe *FileError
+	var fe *diag.Error
 	if !errors.As(err, &fe) {
-		t.Fatalf("Discover() error %v is not a *FileError", err)
+		t.Fatalf("Discover() error %v is not a *diag.Error", err)
 	}
-	if diff := cmp.Diff(&FileError{Path: "packages/bad/package.json", Line: 3, Column: 17, Msg: "invalid JSON"}, fe,
+	want := &diag.Error{Path: filepath.Join(base, "malformed-json", "packages", "bad", "package.json"), Line: 3, Col: 17, Msg: "invalid JSON"}
+	if diff := cmp.Diff(want, fe,
 		cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Err" }, cmp.Ignore())); diff != "" {
 		t.Errorf("Discover() error mismatch (-want +got):\n%s", diff)
 	}
@@ -461,9 +463,9 @@ func TestDiscoverUnreadable(t *testing.T) {
 	}{
 		{"ReadDir", "libs", "", `workspace: cannot read directory "libs": open {base}/libs: permission denied`},
 		{"ReadDir", "libs/deep/nested", "", `workspace: cannot read directory "libs/deep/nested": open {base}/libs/deep/nested: permission denied`},
-		{"ReadFile", "libs/ui/package.json", "", `workspace: cannot read "libs/ui/package.json": open {base}/libs/ui/package.json: permission denied`},
-		{"ReadFile", "apps/web/package.json", "", `workspace: cannot read "apps/web/package.json": open {base}/apps/web/package.json: permission denied`},
-		{"ReadFile", "pnpm-workspace.yaml", "apps/web", `workspace: cannot read "{base}/pnpm-workspace.yaml": open {base}/pnpm-workspace.yaml: permission denied`},
+		{"ReadFile", "libs/ui/package.json", "", `{base}/libs/ui/package.json: cannot read: permission denied`},
+		{"ReadFile", "apps/web/package.json", "", `{base}/apps/web/package.json: cannot read: permission denied`},
+		{"ReadFile", "pnpm-workspace.yaml", "apps/web", `{base}/pnpm-workspace.yaml: cannot read: permission denied`},
 		{"Stat", "libs/deep/package.json", "libs/deep", `workspace: cannot read directory "{base}/libs/deep": stat {base}/libs/deep/package.json: permission denied`},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,9 @@
 //
 // This is vx's only contact with the process itself: it reads the
 // arguments, the environment, the working directory and the signals, and
-// hands them to package cli, which returns the exit code.
+// hands them to package cli, which returns the exit code and an error. This
+// is the one place that prints an error: "vx: " and [diag.Message], with a
+// file named relative to the working directory.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/vxrun/vx/internal/cli"
+	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/term"
 )
 
@@ -29,7 +32,7 @@ func run() int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return cli.Main(cli.Process{
+	code, err := cli.Main(cli.Process{
 		Args:           os.Args[1:],
 		Environ:        os.Environ(),
 		Dir:            dir,
@@ -39,6 +42,11 @@ func run() int {
 		StdinTerminal:  term.IsTerminal(os.Stdin.Fd()),
 		StdoutTerminal: term.SupportsColor(os.Stdout.Fd()),
 		StderrTerminal: term.SupportsColor(os.Stderr.Fd()),
+		NoColor:        os.Getenv("NO_COLOR") != "",
 		Signals:        sigs,
 	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "vx: %s\n", diag.Message(err, dir))
+	}
+	return code
 }

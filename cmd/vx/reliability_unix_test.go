@@ -908,7 +908,7 @@ func TestReliabilityGuard(t *testing.T) {
 				}
 				return
 			}
-			msg := regexp.MustCompile(`vx run: refusing .*` + regexp.QuoteMeta(strconv.Quote(tc.want)) + `.*dependsOn`)
+			msg := regexp.MustCompile(`vx: refusing .*` + regexp.QuoteMeta(strconv.Quote(tc.want)) + `.*dependsOn`)
 			if !msg.Match(r.stderr) {
 				t.Errorf("stderr does not hold the nested-run message naming %q:\n%s", tc.want, r.stderr)
 			}
@@ -925,7 +925,7 @@ func TestReliabilityGuard(t *testing.T) {
 				t.Errorf("exit code = %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
 			for _, n := range refusing {
-				msg := regexp.MustCompile(`(?m)^` + n + `#build *\| vx run: refusing .*` + regexp.QuoteMeta(strconv.Quote(n+"#build")))
+				msg := regexp.MustCompile(`(?m)^` + n + `#build *\| vx: refusing .*` + regexp.QuoteMeta(strconv.Quote(n+"#build")))
 				if !msg.Match(r.stderr) {
 					t.Errorf("stderr has no nested-run message from %s#build:\n%s", n, r.stderr)
 				}

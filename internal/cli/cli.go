@@ -11,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/config"
-	"github.com/vxrun/vx/internal/guard"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -40,13 +38,16 @@ type Process struct {
 	// are terminals: a single task takes the terminal's foreground, and
 	// prefixes are coloured only on a terminal.
 	StdinTerminal, StdoutTerminal, StderrTerminal bool
+	NoColor                                       bool             // NO_COLOR is set and not empty
 	Signals                                       <-chan os.Signal // SIGINT and SIGTERM received by vx
 	GOOS                                          string           // "" = runtime.GOOS
 	NumCPU                                        int
 }
 
-// Main runs vx and returns its exit code.
-func Main(p Process) int {
+// Main runs vx and returns its exit code and the error, if any, that the
+// caller prints once (with [diag.Message], after "vx: "). Error texts carry
+// no "vx" prefix of their own.
+func Main(p Process) (int, error) {
 	if p.GOOS == "" {
 		p.GOOS = runtime.GOOS
 	}
@@ -54,13 +55,10 @@ func Main(p Process) int {
 		p.NumCPU = runtime.NumCPU()
 	}
 	code, err := dispatch(&p)
-	if err != nil {
-		fmt.Fprintln(p.Stderr, err)
-		if code == ExitOK {
-			code = ExitUsage
-		}
+	if err != nil && code == ExitOK {
+		code = ExitUsage
 	}
-	return code
+	return code, err
 }
 
 type command struct {
@@ -88,7 +86,7 @@ func dispatch(p *Process) (int, error) {
 		if args[0] == "help" && len(args) > 1 {
 			c := findCommand(args[1])
 			if c == nil {
-				return ExitUsage, usagef("vx help: unknown command %q; commands: run, env, ls", args[1])
+				return ExitUsage, usagef("unknown command %q; commands: run, env, ls", args[1])
 			}
 			fmt.Fprint(p.Stdout, commandHelp(c))
 			return ExitOK, nil
@@ -102,9 +100,9 @@ func dispatch(p *Process) (int, error) {
 	c := findCommand(args[0])
 	if c == nil {
 		if strings.HasPrefix(args[0], "-") {
-			return ExitUsage, usagef("vx: unknown flag %q before the command; try vx run <task> %s", args[0], args[0])
+			return ExitUsage, usagef("unknown flag %q before the command; try vx run <task> %s", args[0], args[0])
 		}
-		return ExitUsage, usagef("vx: unknown command %q; commands: run, env, ls (vx --help for more)", args[0])
+		return ExitUsage, usagef("unknown command %q; commands: run, env, ls (vx --help for more)", args[0])
 	}
 	a, err := parseFlags(c.name, c.flags, args[1:])
 	if err != nil {
@@ -176,7 +174,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if v := a.str("concurrency"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return ExitUsage, usagef("vx run: --concurrency takes a whole number of at least 1, not %q", v)
+			return ExitUsage, usagef("--concurrency takes a whole number of at least 1, not %q", v)
 		}
 		conc = n
 	}
@@ -184,26 +182,24 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if v := a.str("grace"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return ExitUsage, usagef("vx run: --grace takes a duration such as 2s or 500ms, not %q", v)
+			return ExitUsage, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
 		}
 		graceDur = d
 	}
 	dry := a.set["dry-run"]
 	dryFormat := a.str("dry-run")
-	if dry && dryFormat != "" && dryFormat != "json" && dryFormat != "text" {
-		return ExitUsage, usagef("vx run: --dry-run takes no value or =json, not %q", dryFormat)
+	if dry && dryFormat != "" && dryFormat != "json" {
+		return ExitUsage, usagef("--dry-run takes no value or =json, not %q", dryFormat)
 	}
 	if len(a.pos) == 0 {
-		return ExitUsage, usagef("vx run: name a task to run, e.g. vx run build (vx help run)")
+		return ExitUsage, usagef("name a task to run, e.g. vx run build (vx help run)")
 	}
 	ws, cfg, err := load(p)
 	if err != nil {
 		return ExitUsage, err
 	}
 	if !dry {
-		outerWS, _ := exec.LookupEnv(p.Environ, exec.WorkspaceEnv, p.GOOS)
-		outerTask, _ := exec.LookupEnv(p.Environ, exec.TaskEnv, p.GOOS)
-		if err := guard.Check(ws.Root, outerWS, outerTask); err != nil {
+		if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
 			return ExitUsage, err
 		}
 	}
@@ -211,14 +207,10 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	if dry {
-		return ExitOK, printPlan(p.Stdout, g, envOf, a.after, dryFormat == "json")
+		return ExitOK, printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), dryFormat == "json")
 	}
-	noColor := false
-	if v, ok := exec.LookupEnv(p.Environ, "NO_COLOR", p.GOOS); ok && v != "" {
-		noColor = true
-	}
+	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	out := run.Execute(g, run.Options{
 		Concurrency: conc,
 		Continue:    a.set["continue"],
@@ -229,7 +221,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 		Stdout:      p.Stdout,
 		Stderr:      p.Stderr,
 		Terminal:    p.StdinTerminal,
-		Color:       p.StdoutTerminal && p.StderrTerminal && !noColor,
+		Color:       p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 		Signals:     p.Signals,
 	})
 	return out.Code(), nil
@@ -248,27 +240,22 @@ type planTask struct {
 	Error     string   `json:"error,omitempty"` // why the task could not start (its shell is not in its PATH)
 }
 
-func printPlan(w io.Writer, g *run.Graph, envOf func(*run.Node) []string, args []string, asJSON bool) error {
-	tasks := make([]planTask, 0, len(g.Nodes))
-	for _, n := range g.Nodes {
+func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
+	tasks := make([]planTask, 0, len(steps))
+	for _, s := range steps {
+		n := s.Node
 		t := planTask{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
-			Args: []string{}, DependsOn: []string{}, Env: []string{}}
-		if n.Target {
-			t.Args = append(t.Args, args...)
-		}
+			Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}}
 		for _, d := range n.Deps {
 			t.DependsOn = append(t.DependsOn, d.ID)
 		}
-		env := envOf(n)
-		for _, kv := range env {
+		for _, kv := range s.Env {
 			k, _, _ := strings.Cut(kv, "=")
 			t.Env = append(t.Env, k)
 		}
-		if _, argv, err := exec.Resolve(exec.Spec{Script: n.Script, Args: t.Args, Dir: n.Project.Dir, Env: env}); err == nil {
-			t.Argv = argv
-		} else {
+		if s.Err != nil {
 			t.Argv = []string{}
-			t.Error = err.Error()
+			t.Error = s.Err.Error()
 		}
 		tasks = append(tasks, t)
 	}
@@ -304,7 +291,7 @@ var envCmd = &command{
 
 func runEnv(p *Process, a *parsed) (int, error) {
 	if len(a.pos) != 1 {
-		return ExitUsage, usagef("vx env: name one task: vx env build (in a project) or vx env web#build")
+		return ExitUsage, usagef("name one task: vx env build (in a project) or vx env web#build")
 	}
 	ws, cfg, err := load(p)
 	if err != nil {
@@ -313,12 +300,12 @@ func runEnv(p *Process, a *parsed) (int, error) {
 	proj, task := ws.Current, a.pos[0]
 	if name, t, ok := strings.Cut(a.pos[0], "#"); ok {
 		if proj = ws.Project(name); proj == nil {
-			return ExitUsage, usagef("vx env: the workspace has no project named %q; vx ls lists them", name)
+			return ExitUsage, usagef("the workspace has no project named %q; vx ls lists them", name)
 		}
 		task = t
 	} else if proj.IsRoot && len(ws.Projects) > 1 {
 		if _, ok := proj.Scripts[task]; !ok {
-			return ExitUsage, usagef("vx env: at the workspace root, name the project too: vx env <project>#%s (vx ls lists the projects)", task)
+			return ExitUsage, usagef("at the workspace root, name the project too: vx env <project>#%s (vx ls lists the projects)", task)
 		}
 	}
 	n, err := run.Task(cfg, proj, task)
@@ -365,7 +352,7 @@ type lsProject struct {
 
 func runLs(p *Process, a *parsed) (int, error) {
 	if len(a.pos) > 0 {
-		return ExitUsage, usagef("vx ls: takes no arguments, got %q", a.pos[0])
+		return ExitUsage, usagef("takes no arguments, got %q", a.pos[0])
 	}
 	ws, err := workspace.Discover(p.Dir)
 	if err != nil {

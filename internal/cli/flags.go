@@ -70,7 +70,7 @@ func parseFlags(cmd string, specs []flagSpec, args []string) (*parsed, error) {
 			if hasVal {
 				b, err := strconv.ParseBool(val)
 				if err != nil {
-					return nil, usagef("vx %s: --%s takes true or false, not %q", cmd, name, val)
+					return nil, usagef("--%s takes true or false, not %q", name, val)
 				}
 				if !b {
 					delete(p.set, name)
@@ -80,7 +80,7 @@ func parseFlags(cmd string, specs []flagSpec, args []string) (*parsed, error) {
 		case stringFlag, listFlag:
 			if !hasVal {
 				if i+1 >= len(args) {
-					return nil, usagef("vx %s: --%s needs a value: --%s %s", cmd, name, name, spec.arg)
+					return nil, usagef("--%s needs a value: --%s %s", name, name, spec.arg)
 				}
 				i++
 				val = args[i]
@@ -112,9 +112,9 @@ func unknownFlag(cmd, arg string, specs []flagSpec) error {
 		names[i] = s.name
 	}
 	if best, ok := suggest.Closest(name, names); ok {
-		return usagef("vx %s: unknown flag %q; did you mean --%s? (vx help %s lists the flags)", cmd, arg, best, cmd)
+		return usagef("unknown flag %q; did you mean --%s? (vx help %s lists the flags)", arg, best, cmd)
 	}
-	return usagef("vx %s: unknown flag %q; vx help %s lists the flags", cmd, arg, cmd)
+	return usagef("unknown flag %q; vx help %s lists the flags", arg, cmd)
 }
 
 // usageError is a mistake on the command line: exit code 2.

@@ -46,11 +46,11 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"build", "-h"},
 			want: result{Set: map[string]bool{}, Vals: map[string][]string{}, Pos: []string{"build"}, Help: true},
 		},
-		{name: "missing value", args: []string{"build", "--filter"}, wantErr: "vx run: --filter needs a value: --filter <project>"},
-		{name: "typo", args: []string{"--concurency", "2"}, wantErr: `vx run: unknown flag "--concurency"; did you mean --concurrency? (vx help run lists the flags)`},
-		{name: "single dash long flag", args: []string{"-filter", "x"}, wantErr: `vx run: unknown flag "-filter"; did you mean --filter? (vx help run lists the flags)`},
-		{name: "unknown", args: []string{"--parallel"}, wantErr: `vx run: unknown flag "--parallel"; vx help run lists the flags`},
-		{name: "bad bool", args: []string{"--continue=maybe"}, wantErr: `vx run: --continue takes true or false, not "maybe"`},
+		{name: "missing value", args: []string{"build", "--filter"}, wantErr: "--filter needs a value: --filter <project>"},
+		{name: "typo", args: []string{"--concurency", "2"}, wantErr: `unknown flag "--concurency"; did you mean --concurrency? (vx help run lists the flags)`},
+		{name: "single dash long flag", args: []string{"-filter", "x"}, wantErr: `unknown flag "-filter"; did you mean --filter? (vx help run lists the flags)`},
+		{name: "unknown", args: []string{"--parallel"}, wantErr: `unknown flag "--parallel"; vx help run lists the flags`},
+		{name: "bad bool", args: []string{"--continue=maybe"}, wantErr: `--continue takes true or false, not "maybe"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,12 +2,13 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/vxrun/vx/internal/diag"
 )
 
 // FileName is the name of the config file at the workspace root.
@@ -40,8 +41,8 @@ type Task struct {
 
 // Load reads <root>/vx.json. A missing file is an empty config (no tasks),
 // not an error; a directory named vx.json, an unreadable file or a root that
-// is not a directory is an error, and so is any problem in the file's
-// content (an [*Error]).
+// is not a directory is a [*diag.Error] naming the file without a position,
+// and so is any problem in the file's content, with one.
 func Load(root string) (*Config, error) {
 	path := filepath.Join(root, FileName)
 	data, err := os.ReadFile(path)
@@ -51,26 +52,26 @@ func Load(root string) (*Config, error) {
 	// Systems disagree on the error for a root that is a file (Windows says
 	// the path is not found): ask, so the answer is the same everywhere.
 	if fi, serr := os.Stat(root); serr == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("config: %s: the workspace root is not a directory", quotePath(root))
+		return nil, &diag.Error{Path: root, Msg: "the workspace root is not a directory"}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Path: path, Tasks: map[string]Task{}}, nil
 	}
 	// Likewise for a directory named vx.json.
 	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-		return nil, fmt.Errorf("config: %s: is a directory, not a file", quotePath(path))
+		return nil, &diag.Error{Path: path, Msg: "is a directory, not a file"}
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		// The path is already in front; keep the cause only, still wrapped.
-		return nil, fmt.Errorf("config: %s: %s: %w", quotePath(path), pe.Op, pe.Err)
+		err = pe.Err // the path is already in front; keep the cause only, still wrapped
 	}
-	return nil, fmt.Errorf("config: %s: %w", quotePath(path), err)
+	return nil, &diag.Error{Path: path, Msg: "cannot read", Err: err}
 }
 
 // Parse parses the content of a vx.json file; path is used in error messages
 // only. A file holding nothing but whitespace and comments is an empty
-// config. Any error is an [*Error] with the line and column of the problem.
+// config. Any error is a [*diag.Error] with the line and column of the
+// problem, and a suggestion when one is obvious.
 func Parse(path string, data []byte) (*Config, error) {
 	root, serr := parseJSONC(data)
 	if serr == nil {
@@ -82,7 +83,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 	}
 	line, col := position(data, serr.off)
-	return nil, &Error{Path: path, Line: line, Col: col, Msg: serr.msg}
+	return nil, &diag.Error{Path: path, Line: line, Col: col, Msg: serr.msg, Suggest: serr.hint}
 }
 
 // TaskFor returns the declarations of task in project: the "<project>#<task>"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/google/go-cmp/cmp"
@@ -154,438 +155,438 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "missing comma between members",
 			in:   "{\n  \"tasks\": {\n    \"build\": {}\n    \"lint\": {}\n  }\n}",
-			want: `config: "vx.json":4:5: unexpected string; expected "," or "}"`,
+			want: `vx.json:4:5: unexpected string; expected "," or "}"`,
 		},
 		{
 			name: "missing comma in an array",
 			in:   `{"tasks": {"build": {"dependsOn": ["a" "b"]}}}`,
-			want: `config: "vx.json":1:40: unexpected string; expected "," or "]"`,
+			want: `vx.json:1:40: unexpected string; expected "," or "]"`,
 		},
 		{
 			name: "missing colon",
 			in:   "{\n  \"tasks\" {}\n}",
-			want: `config: "vx.json":2:11: unexpected "{"; expected ":" after key "tasks"`,
+			want: `vx.json:2:11: unexpected "{"; expected ":" after key "tasks"`,
 		},
 		{
 			name: "unquoted key",
 			in:   "{ tasks: {} }",
-			want: `config: "vx.json":1:3: unexpected "tasks"; keys must be strings in double quotes`,
+			want: `vx.json:1:3: unexpected "tasks"; keys must be strings in double quotes`,
 		},
 		{
 			name: "single-quoted key",
 			in:   "{'tasks': {}}",
-			want: `config: "vx.json":1:2: unexpected "'"; keys must be strings in double quotes`,
+			want: `vx.json:1:2: unexpected "'"; keys must be strings in double quotes`,
 		},
 		{
 			name: "single-quoted value",
 			in:   `{"tasks": {"build": {"dependsOn": ['x']}}}`,
-			want: `config: "vx.json":1:36: unexpected "'"; strings must be in double quotes`,
+			want: `vx.json:1:36: unexpected "'"; strings must be in double quotes`,
 		},
 		{
 			name: "bare word value",
 			in:   `{"tasks": {"build": {"dependsOn": [build]}}}`,
-			want: `config: "vx.json":1:36: unexpected "build"; strings must be in double quotes`,
+			want: `vx.json:1:36: unexpected "build"; strings must be in double quotes`,
 		},
 		{
 			name: "lone comma in an array",
 			in:   `{"tasks": {"build": {"dependsOn": [,]}}}`,
-			want: `config: "vx.json":1:36: unexpected ","; expected a value or "]"`,
+			want: `vx.json:1:36: unexpected ","; expected a value or "]"`,
 		},
 		{
 			name: "double comma in an array",
 			in:   `{"tasks": {"build": {"dependsOn": ["a",,"b"]}}}`,
-			want: `config: "vx.json":1:40: unexpected ","; expected a value or "]"`,
+			want: `vx.json:1:40: unexpected ","; expected a value or "]"`,
 		},
 		{
 			name: "lone comma in an object",
 			in:   `{,}`,
-			want: `config: "vx.json":1:2: unexpected ","; expected a key or "}"`,
+			want: `vx.json:1:2: unexpected ","; expected a key or "}"`,
 		},
 		{
 			name: "unterminated object",
 			in:   "{\n  \"tasks\": {}\n",
-			want: `config: "vx.json":3:1: unexpected end of file; expected "," or "}"`,
+			want: `vx.json:3:1: unexpected end of file; expected "," or "}"`,
 		},
 		{
 			name: "missing value at end of file",
 			in:   `{"tasks":`,
-			want: `config: "vx.json":1:10: unexpected end of file; expected a value`,
+			want: `vx.json:1:10: unexpected end of file; expected a value`,
 		},
 		{
 			name: "unterminated string",
 			in:   "{\n  \"tasks\": {\"build\n}",
-			want: `config: "vx.json":2:13: unterminated string`,
+			want: `vx.json:2:13: unterminated string`,
 		},
 		{
 			name: "unterminated string at end of file",
 			in:   `{"tas`,
-			want: `config: "vx.json":1:2: unterminated string`,
+			want: `vx.json:1:2: unterminated string`,
 		},
 		{
 			name: "unterminated block comment",
 			in:   "{\n  /* never closed\n}",
-			want: `config: "vx.json":2:3: unterminated /* comment`,
+			want: `vx.json:2:3: unterminated /* comment`,
 		},
 		{
 			name: "content after the top-level object",
 			in:   "{}\n}",
-			want: `config: "vx.json":2:1: unexpected "}" after the end of the top-level value`,
+			want: `vx.json:2:1: unexpected "}" after the end of the top-level value`,
 		},
 		{
 			name: "two top-level objects",
 			in:   "{} {}",
-			want: `config: "vx.json":1:4: unexpected "{" after the end of the top-level value`,
+			want: `vx.json:1:4: unexpected "{" after the end of the top-level value`,
 		},
 		{
 			name: "invalid escape",
 			in:   `{"tasks": {"build": {"env": {"define": {"P": "C:\path"}}}}}`,
-			want: `config: "vx.json":1:49: invalid escape "\p"; valid escapes are \" \\ \/ \b \f \n \r \t \uXXXX`,
+			want: `vx.json:1:49: invalid escape "\p"; valid escapes are \" \\ \/ \b \f \n \r \t \uXXXX`,
 		},
 		{
 			name: "short unicode escape",
 			in:   `{"a\u12": 1}`,
-			want: `config: "vx.json":1:4: invalid escape; "\u" needs four hexadecimal digits`,
+			want: `vx.json:1:4: invalid escape; "\u" needs four hexadecimal digits`,
 		},
 		{
 			name: "lone surrogate escape",
 			in:   `{"a\ud800b": 1}`,
-			want: `config: "vx.json":1:4: invalid escape; "\ud800" is half of a UTF-16 surrogate pair`,
+			want: `vx.json:1:4: invalid escape; "\ud800" is half of a UTF-16 surrogate pair`,
 		},
 		{
 			name: "raw tab in a string",
 			in:   "{\"a\tb\": 1}",
-			want: `config: "vx.json":1:4: control character U+0009 in a string; write it as an escape such as "\u0009"`,
+			want: `vx.json:1:4: control character U+0009 in a string; write it as an escape such as "\u0009"`,
 		},
 		{
 			name: "leading zero",
 			in:   `{"tasks": {"build": {"dependsOn": [01]}}}`,
-			want: `config: "vx.json":1:36: invalid number "01"`,
+			want: `vx.json:1:36: invalid number "01"`,
 		},
 		{
 			name: "number without digits after the point",
 			in:   `{"a": 1.}`,
-			want: `config: "vx.json":1:7: invalid number "1."`,
+			want: `vx.json:1:7: invalid number "1."`,
 		},
 		{
 			name: "misspelled literal",
 			in:   `{"a": ture}`,
-			want: `config: "vx.json":1:7: unexpected "ture"; strings must be in double quotes`,
+			want: `vx.json:1:7: unexpected "ture"; strings must be in double quotes`,
 		},
 		{
 			name: "stray character",
 			in:   `{"a": @}`,
-			want: `config: "vx.json":1:7: unexpected "@"; expected a value`,
+			want: `vx.json:1:7: unexpected "@"; expected a value`,
 		},
 		{
 			name: "invalid UTF-8",
 			in:   "{\n  \"tasks\": {\"b\xffuild\": {}}\n}",
-			want: `config: "vx.json":2:15: invalid UTF-8 byte 0xff; the file must be UTF-8`,
+			want: `vx.json:2:15: invalid UTF-8 byte 0xff; the file must be UTF-8`,
 		},
 		{
 			name: "invalid UTF-8 after multi-byte characters counts characters",
 			in:   "{\"éé\xc3\": 1}",
-			want: `config: "vx.json":1:5: invalid UTF-8 byte 0xc3; the file must be UTF-8`,
+			want: `vx.json:1:5: invalid UTF-8 byte 0xc3; the file must be UTF-8`,
 		},
 		{
 			name: "invalid UTF-8 in a comment",
 			in:   "// caf\xe9\n{}",
-			want: `config: "vx.json":1:7: invalid UTF-8 byte 0xe9; the file must be UTF-8`,
+			want: `vx.json:1:7: invalid UTF-8 byte 0xe9; the file must be UTF-8`,
 		},
 		{
 			name: "column after a byte order mark",
 			in:   "\uFEFF{\"x\": 1}",
-			want: `config: "vx.json":1:2: unknown top-level key "x"; tasks go inside "tasks": {...}`,
+			want: `vx.json:1:2: unknown top-level key "x"; tasks go inside "tasks": {...}`,
 		},
 		{
 			name: "nesting too deep",
 			in:   `{"x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}",
-			want: `config: "vx.json":1:70: values nested deeper than 64 levels`,
+			want: `vx.json:1:70: values nested deeper than 64 levels`,
 		},
 		{
 			name: "duplicate task",
 			in:   "{\n  \"tasks\": {\n    \"build\": {},\n    \"build\": {}\n  }\n}",
-			want: `config: "vx.json":4:5: duplicate key "build" (first at 3:5)`,
+			want: `vx.json:4:5: duplicate key "build" (first at 3:5)`,
 		},
 		{
 			name: "duplicate define",
 			in:   `{"tasks": {"b": {"env": {"define": {"A": "1", "A": "2"}}}}}`,
-			want: `config: "vx.json":1:47: duplicate key "A" (first at 1:37)`,
+			want: `vx.json:1:47: duplicate key "A" (first at 1:37)`,
 		},
 		{
 			name: "duplicate after escapes",
 			in:   `{"tasks": {}, "t\u0061sks": {}}`,
-			want: `config: "vx.json":1:15: duplicate key "tasks" (first at 1:2)`,
+			want: `vx.json:1:15: duplicate key "tasks" (first at 1:2)`,
 		},
 
 		// Schema: unknown keys.
 		{
 			name: "top level typo",
 			in:   "{\n  \"task\": {}\n}",
-			want: `config: "vx.json":2:3: unknown top-level key "task"; did you mean "tasks"?`,
+			want: `vx.json:2:3: unknown top-level key "task"; did you mean "tasks"?`,
 		},
 		{
 			name: "task entry at the top level",
 			in:   `{"build": {"dependsOn": ["^build"]}}`,
-			want: `config: "vx.json":1:2: unknown top-level key "build"; tasks go inside "tasks": {...}`,
+			want: `vx.json:1:2: unknown top-level key "build"; tasks go inside "tasks": {...}`,
 		},
 		{
 			name: "passthrough typo in env",
 			in:   "{\n  \"tasks\": {\n    \"build\": {\n      \"env\": { \"passthrough\": [\"NODE_ENV\"] }\n    }\n  }\n}",
-			want: `config: "vx.json":4:16: unknown key "passthrough" in task "build"; did you mean "passThrough"?`,
+			want: `vx.json:4:16: unknown key "passthrough" in task "build"; did you mean "passThrough"?`,
 		},
 		{
 			name: "passThrough outside env",
 			in:   "{\n  \"tasks\": {\n    \"build\": { \"passThrough\": [\"NODE_ENV\"] }\n  }\n}",
-			want: `config: "vx.json":3:16: unknown key "passThrough" in task "build"; it belongs inside "env": {...}`,
+			want: `vx.json:3:16: unknown key "passThrough" in task "build"; it belongs inside "env": {...}`,
 		},
 		{
 			name: "define outside env",
 			in:   `{"tasks": {"build": {"define": {}}}}`,
-			want: `config: "vx.json":1:22: unknown key "define" in task "build"; it belongs inside "env": {...}`,
+			want: `vx.json:1:22: unknown key "define" in task "build"; it belongs inside "env": {...}`,
 		},
 		{
 			name: "dependsOn inside env",
 			in:   `{"tasks": {"build": {"env": {"dependsOn": []}}}}`,
-			want: `config: "vx.json":1:30: unknown key "dependsOn" in task "build"; it belongs in the task, outside "env"`,
+			want: `vx.json:1:30: unknown key "dependsOn" in task "build"; it belongs in the task, outside "env"`,
 		},
 		{
 			name: "dependsOn spelled with a dash",
 			in:   `{"tasks": {"build": {"depends-on": []}}}`,
-			want: `config: "vx.json":1:22: unknown key "depends-on" in task "build"; did you mean "dependsOn"?`,
+			want: `vx.json:1:22: unknown key "depends-on" in task "build"; did you mean "dependsOn"?`,
 		},
 		{
 			name: "dependsOn in lower case",
 			in:   `{"tasks": {"build": {"dependson": []}}}`,
-			want: `config: "vx.json":1:22: unknown key "dependson" in task "build"; did you mean "dependsOn"?`,
+			want: `vx.json:1:22: unknown key "dependson" in task "build"; did you mean "dependsOn"?`,
 		},
 		{
 			name: "key from another tool",
 			in:   `{"tasks": {"build": {"outputs": ["dist/**"]}}}`,
-			want: `config: "vx.json":1:22: unknown key "outputs" in task "build"; known keys are "dependsOn" and "env"`,
+			want: `vx.json:1:22: unknown key "outputs" in task "build"; known keys are "dependsOn" and "env"`,
 		},
 		{
 			name: "unknown env key",
 			in:   `{"tasks": {"build": {"env": {"vars": {}}}}}`,
-			want: `config: "vx.json":1:30: unknown key "vars" in task "build"; known keys are "passThrough" and "define"`,
+			want: `vx.json:1:30: unknown key "vars" in task "build"; known keys are "passThrough" and "define"`,
 		},
 		{
 			name: "defines typo",
 			in:   `{"tasks": {"web#build": {"env": {"defines": {}}}}}`,
-			want: `config: "vx.json":1:34: unknown key "defines" in task "web#build"; did you mean "define"?`,
+			want: `vx.json:1:34: unknown key "defines" in task "web#build"; did you mean "define"?`,
 		},
 
 		// Schema: wrong types.
 		{
 			name: "top level is an array",
 			in:   "[]",
-			want: `config: "vx.json":1:1: the top level must be an object, found an array`,
+			want: `vx.json:1:1: the top level must be an object, found an array`,
 		},
 		{
 			name: "top level is null",
 			in:   "\n null",
-			want: `config: "vx.json":2:2: the top level must be an object, found null`,
+			want: `vx.json:2:2: the top level must be an object, found null`,
 		},
 		{
 			name: "tasks is an array",
 			in:   `{"tasks": []}`,
-			want: `config: "vx.json":1:11: "tasks" must be an object, found an array`,
+			want: `vx.json:1:11: "tasks" must be an object, found an array`,
 		},
 		{
 			name: "$schema is a number",
 			in:   `{"$schema": 1}`,
-			want: `config: "vx.json":1:13: "$schema" must be a string, found a number`,
+			want: `vx.json:1:13: "$schema" must be a string, found a number`,
 		},
 		{
 			name: "task is a string",
 			in:   `{"tasks": {"build": "tsc"}}`,
-			want: `config: "vx.json":1:21: task "build" must be an object, found a string`,
+			want: `vx.json:1:21: task "build" must be an object, found a string`,
 		},
 		{
 			name: "task is an array",
 			in:   `{"tasks": {"build": ["^build"]}}`,
-			want: `config: "vx.json":1:21: task "build" must be an object, found an array; did you mean {"dependsOn": [...]}?`,
+			want: `vx.json:1:21: task "build" must be an object, found an array; did you mean {"dependsOn": [...]}?`,
 		},
 		{
 			name: "dependsOn is a string",
 			in:   "{\n  \"tasks\": {\n    \"build\": { \"dependsOn\": \"build\" }\n  }\n}",
-			want: `config: "vx.json":3:29: "dependsOn" of task "build" must be an array of strings, found a string; did you mean ["build"]?`,
+			want: `vx.json:3:29: "dependsOn" of task "build" must be an array of strings, found a string; did you mean ["build"]?`,
 		},
 		{
 			name: "dependsOn is null",
 			in:   `{"tasks": {"build": {"dependsOn": null}}}`,
-			want: `config: "vx.json":1:35: "dependsOn" of task "build" must be an array of strings, found null`,
+			want: `vx.json:1:35: "dependsOn" of task "build" must be an array of strings, found null`,
 		},
 		{
 			name: "dependsOn entry is a number",
 			in:   `{"tasks": {"build": {"dependsOn": ["a", 2]}}}`,
-			want: `config: "vx.json":1:41: "dependsOn" of task "build": entry 2 must be a string, found a number`,
+			want: `vx.json:1:41: "dependsOn" of task "build": entry 2 must be a string, found a number`,
 		},
 		{
 			name: "env is an array",
 			in:   `{"tasks": {"build": {"env": ["NODE_ENV"]}}}`,
-			want: `config: "vx.json":1:29: "env" of task "build" must be an object, found an array`,
+			want: `vx.json:1:29: "env" of task "build" must be an object, found an array`,
 		},
 		{
 			name: "passThrough is a string",
 			in:   `{"tasks": {"build": {"env": {"passThrough": "NODE_ENV"}}}}`,
-			want: `config: "vx.json":1:45: "passThrough" of task "build" must be an array of strings, found a string; did you mean ["NODE_ENV"]?`,
+			want: `vx.json:1:45: "passThrough" of task "build" must be an array of strings, found a string; did you mean ["NODE_ENV"]?`,
 		},
 		{
 			name: "passThrough entry is an object",
 			in:   `{"tasks": {"build": {"env": {"passThrough": [{}]}}}}`,
-			want: `config: "vx.json":1:46: "passThrough" of task "build": entry 1 must be a string, found an object`,
+			want: `vx.json:1:46: "passThrough" of task "build": entry 1 must be a string, found an object`,
 		},
 		{
 			name: "define is an array",
 			in:   `{"tasks": {"build": {"env": {"define": ["A=1"]}}}}`,
-			want: `config: "vx.json":1:40: "define" of task "build" must be an object of strings, found an array`,
+			want: `vx.json:1:40: "define" of task "build" must be an object of strings, found an array`,
 		},
 		{
 			name: "define value is a number",
 			in:   "{\"tasks\": {\"build\": {\"env\": {\"define\": {\n  \"PORT\": 3000\n}}}}}",
-			want: `config: "vx.json":2:11: define "PORT" in task "build" must be a string, found a number; did you mean "3000"?`,
+			want: `vx.json:2:11: define "PORT" in task "build" must be a string, found a number; did you mean "3000"?`,
 		},
 		{
 			name: "define value is a boolean",
 			in:   `{"tasks": {"build": {"env": {"define": {"CI": true}}}}}`,
-			want: `config: "vx.json":1:47: define "CI" in task "build" must be a string, found a boolean; did you mean "true"?`,
+			want: `vx.json:1:47: define "CI" in task "build" must be a string, found a boolean; did you mean "true"?`,
 		},
 		{
 			name: "define value is null",
 			in:   `{"tasks": {"build": {"env": {"define": {"CI": null}}}}}`,
-			want: `config: "vx.json":1:47: define "CI" in task "build" must be a string, found null`,
+			want: `vx.json:1:47: define "CI" in task "build" must be a string, found null`,
 		},
 
 		// Schema: invalid names.
 		{
 			name: "empty task key",
 			in:   `{"tasks": {"": {}}}`,
-			want: `config: "vx.json":1:12: invalid task key "": a task name cannot be empty`,
+			want: `vx.json:1:12: invalid task key "": a task name cannot be empty`,
 		},
 		{
 			name: "task key without project",
 			in:   "{\"tasks\": {\n  \"#build\": {}\n}}",
-			want: `config: "vx.json":2:3: invalid task key "#build": missing project name before "#"`,
+			want: `vx.json:2:3: invalid task key "#build": missing project name before "#"`,
 		},
 		{
 			name: "task key without task",
 			in:   `{"tasks": {"web#": {}}}`,
-			want: `config: "vx.json":1:12: invalid task key "web#": missing task name after "#"`,
+			want: `vx.json:1:12: invalid task key "web#": missing task name after "#"`,
 		},
 		{
 			name: "task key with two hashes",
 			in:   `{"tasks": {"a#b#c": {}}}`,
-			want: `config: "vx.json":1:12: invalid task key "a#b#c": more than one "#"`,
+			want: `vx.json:1:12: invalid task key "a#b#c": more than one "#"`,
 		},
 		{
 			name: "task key with a caret",
 			in:   `{"tasks": {"^build": {}}}`,
-			want: `config: "vx.json":1:12: invalid task key "^build": a task key cannot start with "^"; "^" belongs in "dependsOn"`,
+			want: `vx.json:1:12: invalid task key "^build": a task key cannot start with "^"; "^" belongs in "dependsOn"`,
 		},
 		{
 			name: "task key with a control character",
 			in:   `{"tasks": {"bu\u0000ild": {}}}`,
-			want: `config: "vx.json":1:12: invalid task key "bu\x00ild": control character U+0000 in a name`,
+			want: `vx.json:1:12: invalid task key "bu\x00ild": control character U+0000 in a name`,
 		},
 		{
 			name: "empty dependsOn entry",
 			in:   `{"tasks": {"build": {"dependsOn": ["a", ""]}}}`,
-			want: `config: "vx.json":1:41: invalid dependsOn entry "" in task "build": a task name cannot be empty`,
+			want: `vx.json:1:41: invalid dependsOn entry "" in task "build": a task name cannot be empty`,
 		},
 		{
 			name: "caret alone",
 			in:   "{\"tasks\": {\"build\": {\n  \"dependsOn\": [\"^\"]\n}}}",
-			want: `config: "vx.json":2:17: invalid dependsOn entry "^" in task "build": "^" must be followed by a task name, as in "^build"`,
+			want: `vx.json:2:17: invalid dependsOn entry "^" in task "build": "^" must be followed by a task name, as in "^build"`,
 		},
 		{
 			name: "double caret",
 			in:   `{"tasks": {"build": {"dependsOn": ["^^build"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "^^build" in task "build": only one "^" is allowed`,
+			want: `vx.json:1:36: invalid dependsOn entry "^^build" in task "build": only one "^" is allowed`,
 		},
 		{
 			name: "caret with a project",
 			in:   `{"tasks": {"build": {"dependsOn": ["^web#build"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "^web#build" in task "build": "^" cannot be combined with a project; write "^build" or "web#build"`,
+			want: `vx.json:1:36: invalid dependsOn entry "^web#build" in task "build": "^" cannot be combined with a project; write "^build" or "web#build"`,
 		},
 		{
 			name: "caret with a broken project reference",
 			in:   `{"tasks": {"build": {"dependsOn": ["^#build"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "^#build" in task "build": "^" cannot be combined with a project`,
+			want: `vx.json:1:36: invalid dependsOn entry "^#build" in task "build": "^" cannot be combined with a project`,
 		},
 		{
 			name: "dependsOn without task",
 			in:   `{"tasks": {"build": {"dependsOn": ["a#"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "a#" in task "build": missing task name after "#"`,
+			want: `vx.json:1:36: invalid dependsOn entry "a#" in task "build": missing task name after "#"`,
 		},
 		{
 			name: "dependsOn without project",
 			in:   `{"tasks": {"build": {"dependsOn": ["#a"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "#a" in task "build": missing project name before "#"`,
+			want: `vx.json:1:36: invalid dependsOn entry "#a" in task "build": missing project name before "#"`,
 		},
 		{
 			name: "dependsOn with a caret after the hash",
 			in:   `{"tasks": {"build": {"dependsOn": ["web#^build"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "web#^build" in task "build": a task name cannot start with "^"`,
+			want: `vx.json:1:36: invalid dependsOn entry "web#^build" in task "build": a task name cannot start with "^"`,
 		},
 		{
 			name: "dependsOn with a newline",
 			in:   `{"tasks": {"build": {"dependsOn": ["a\nb"]}}}`,
-			want: `config: "vx.json":1:36: invalid dependsOn entry "a\nb" in task "build": control character U+000A in a name`,
+			want: `vx.json:1:36: invalid dependsOn entry "a\nb" in task "build": control character U+000A in a name`,
 		},
 		{
 			name: "passThrough with =",
 			in:   "{\"tasks\": {\"build\": {\"env\": {\n  \"passThrough\": [\"NODE_ENV\", \"A=B\"]\n}}}}",
-			want: `config: "vx.json":2:31: invalid passThrough name "A=B" in task "build": a name cannot contain "="`,
+			want: `vx.json:2:31: invalid passThrough name "A=B" in task "build": a name cannot contain "="`,
 		},
 		{
 			name: "passThrough empty",
 			in:   `{"tasks": {"build": {"env": {"passThrough": [""]}}}}`,
-			want: `config: "vx.json":1:46: invalid passThrough name "" in task "build": a name cannot be empty`,
+			want: `vx.json:1:46: invalid passThrough name "" in task "build": a name cannot be empty`,
 		},
 		{
 			name: "passThrough with NUL",
 			in:   `{"tasks": {"build": {"env": {"passThrough": ["A\u0000B"]}}}}`,
-			want: `config: "vx.json":1:46: invalid passThrough name "A\x00B" in task "build": a name cannot contain NUL`,
+			want: `vx.json:1:46: invalid passThrough name "A\x00B" in task "build": a name cannot contain NUL`,
 		},
 		{
 			name: "passThrough star alone",
 			in:   `{"tasks": {"build": {"env": {"passThrough": ["*"]}}}}`,
-			want: `config: "vx.json":1:46: invalid passThrough name "*" in task "build": "*" alone would pass vx's whole environment; list names or prefixes such as "NEXT_PUBLIC_*"`,
+			want: `vx.json:1:46: invalid passThrough name "*" in task "build": "*" alone would pass vx's whole environment; list names or prefixes such as "NEXT_PUBLIC_*"`,
 		},
 		{
 			name: "passThrough star in the middle",
 			in:   `{"tasks": {"build": {"env": {"passThrough": ["NEXT_*_URL"]}}}}`,
-			want: `config: "vx.json":1:46: invalid passThrough name "NEXT_*_URL" in task "build": "*" is allowed only at the end, as in "NEXT_PUBLIC_*"`,
+			want: `vx.json:1:46: invalid passThrough name "NEXT_*_URL" in task "build": "*" is allowed only at the end, as in "NEXT_PUBLIC_*"`,
 		},
 		{
 			name: "passThrough two stars",
 			in:   `{"tasks": {"build": {"env": {"passThrough": ["A**"]}}}}`,
-			want: `config: "vx.json":1:46: invalid passThrough name "A**" in task "build": "*" is allowed only at the end, as in "NEXT_PUBLIC_*"`,
+			want: `vx.json:1:46: invalid passThrough name "A**" in task "build": "*" is allowed only at the end, as in "NEXT_PUBLIC_*"`,
 		},
 		{
 			name: "define name with =",
 			in:   `{"tasks": {"build": {"env": {"define": {"A=B": "1"}}}}}`,
-			want: `config: "vx.json":1:41: invalid define name "A=B" in task "build": a name cannot contain "="`,
+			want: `vx.json:1:41: invalid define name "A=B" in task "build": a name cannot contain "="`,
 		},
 		{
 			name: "define name empty",
 			in:   `{"tasks": {"build": {"env": {"define": {"": "1"}}}}}`,
-			want: `config: "vx.json":1:41: invalid define name "" in task "build": a name cannot be empty`,
+			want: `vx.json:1:41: invalid define name "" in task "build": a name cannot be empty`,
 		},
 		{
 			name: "define name with NUL",
 			in:   `{"tasks": {"build": {"env": {"define": {"A\u0000": "1"}}}}}`,
-			want: `config: "vx.json":1:41: invalid define name "A\x00" in task "build": a name cannot contain NUL`,
+			want: `vx.json:1:41: invalid define name "A\x00" in task "build": a name cannot contain NUL`,
 		},
 		{
 			name: "define value with NUL",
 			in:   `{"tasks": {"build": {"env": {"define": {"A": "x\u0000y"}}}}}`,
-			want: `config: "vx.json":1:46: define "A" in task "build": a value cannot contain NUL`,
+			want: `vx.json:1:46: define "A" in task "build": a value cannot contain NUL`,
 		},
 		{
 			name: "first error in document order wins",
 			in:   `{"tasks": {"a": {"dependsOn": [""]}, "b": {"bogus": 1}}}`,
-			want: `config: "vx.json":1:32: invalid dependsOn entry "" in task "a": a task name cannot be empty`,
+			want: `vx.json:1:32: invalid dependsOn entry "" in task "a": a task name cannot be empty`,
 		},
 	}
 	for _, tt := range tests {
@@ -601,39 +602,14 @@ func TestParseErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 				t.Errorf("Parse(%q) error mismatch (-want +got):\n%s", tt.in, diff)
 			}
-			var ce *Error
+			var ce *diag.Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("Parse(%q) error is %T, want *Error", tt.in, err)
+				t.Fatalf("Parse(%q) error is %T, want *diag.Error", tt.in, err)
 			}
-			prefix := `config: "vx.json":` + strconv.Itoa(ce.Line) + ":" + strconv.Itoa(ce.Col) + ": "
+			prefix := `vx.json:` + strconv.Itoa(ce.Line) + ":" + strconv.Itoa(ce.Col) + ": "
 			if ce.Path != "vx.json" || ce.Line < 1 || ce.Col < 1 || !strings.HasPrefix(tt.want, prefix) ||
-				strings.TrimPrefix(tt.want, prefix) != ce.Msg {
+				!strings.HasPrefix(strings.TrimPrefix(tt.want, prefix), ce.Msg) {
 				t.Errorf("Parse(%q) error fields = %+v, do not match %q", tt.in, *ce, tt.want)
-			}
-		})
-	}
-}
-
-func TestErrorPathQuoting(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		path string
-		want string
-	}{
-		{path: "vx.json", want: `config: "vx.json":1:1: m`},
-		{path: "/ws/vx.json", want: `config: "/ws/vx.json":1:1: m`},
-		{path: `C:\ws\vx.json`, want: `config: "C:\ws\vx.json":1:1: m`},
-		{path: "/wé/vx.json", want: `config: "/wé/vx.json":1:1: m`},
-		{path: "/a\"b/vx.json", want: `config: "/a\"b/vx.json":1:1: m`},
-		{path: "/a\nb/vx.json", want: `config: "/a\nb/vx.json":1:1: m`},
-		{path: "/a\xffb/vx.json", want: `config: "/a\xffb/vx.json":1:1: m`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			t.Parallel()
-			got := (&Error{Path: tt.path, Line: 1, Col: 1, Msg: "m"}).Error()
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Error() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -684,7 +660,7 @@ func TestLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Load(root)
-		want := `config: "` + path + `": is a directory, not a file`
+		want := path + `: is a directory, not a file`
 		if err == nil || err.Error() != want {
 			t.Errorf("Load() error = %v, want %q", err, want)
 		}
@@ -697,13 +673,13 @@ func TestLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Load(root)
-		want := `config: "` + root + `": the workspace root is not a directory`
+		want := root + `: the workspace root is not a directory`
 		if err == nil || err.Error() != want {
 			t.Errorf("Load() error = %v, want %q", err, want)
 		}
-		var ce *Error
-		if errors.As(err, &ce) {
-			t.Errorf("Load() error is an *Error (%v); I/O errors have no line", err)
+		var ce *diag.Error
+		if !errors.As(err, &ce) || ce.Line != 0 {
+			t.Errorf("Load() error %v is not a *diag.Error without a line", err)
 		}
 	})
 
@@ -722,7 +698,7 @@ func TestLoad(t *testing.T) {
 		if !errors.Is(err, os.ErrPermission) {
 			t.Errorf("Load() error = %v, want one wrapping os.ErrPermission", err)
 		}
-		want := `config: "` + path + `": open: permission denied`
+		want := path + `: cannot read: permission denied`
 		if err == nil || err.Error() != want {
 			t.Errorf("Load() error = %v, want %q", err, want)
 		}
@@ -736,7 +712,7 @@ func TestLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Load(root)
-		want := `config: "` + path + `":2:36: "dependsOn" of task "build" must be an array of strings, found a string; did you mean ["x"]?`
+		want := path + `:2:36: "dependsOn" of task "build" must be an array of strings, found a string; did you mean ["x"]?`
 		if err == nil || err.Error() != want {
 			t.Errorf("Load() error = %v, want %q", err, want)
 		}

@@ -37,9 +37,9 @@ func decode(root *node) (*Config, *syntaxError) {
 		default:
 			hint := didYouMean(m.key, topKeys)
 			if hint == "" {
-				hint = `; tasks go inside "tasks": {...}`
+				hint = `tasks go inside "tasks": {...}`
 			}
-			return nil, errAt(m.keyOff, "unknown top-level key %q%s", m.key, hint)
+			return nil, errHint(m.keyOff, hint, "unknown top-level key %q", m.key)
 		}
 	}
 	return c, nil
@@ -67,9 +67,9 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 	if n.kind != kindObject {
 		hint := ""
 		if n.kind == kindArray {
-			hint = `; did you mean {"dependsOn": [...]}?`
+			hint = `did you mean {"dependsOn": [...]}?`
 		}
-		return t, errAt(n.off, "task %q must be an object, found %s%s", name, n.describe(), hint)
+		return t, errHint(n.off, hint, "task %q must be an object, found %s", name, n.describe())
 	}
 	for _, m := range n.members {
 		switch m.key {
@@ -91,12 +91,12 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {
-				hint = `; it belongs inside "env": {...}`
+				hint = `it belongs inside "env": {...}`
 			}
 			if hint == "" {
-				hint = `; known keys are "dependsOn" and "env"`
+				hint = `known keys are "dependsOn" and "env"`
 			}
-			return t, errAt(m.keyOff, "unknown key %q in task %q%s", m.key, name, hint)
+			return t, errHint(m.keyOff, hint, "unknown key %q in task %q", m.key, name)
 		}
 	}
 	return t, nil
@@ -126,12 +126,12 @@ func decodeEnv(t *Task, name string, n *node) *syntaxError {
 		default:
 			hint := didYouMean(m.key, envKeys)
 			if hint == "" && didYouMean(m.key, taskKeys) != "" {
-				hint = `; it belongs in the task, outside "env"`
+				hint = `it belongs in the task, outside "env"`
 			}
 			if hint == "" {
-				hint = `; known keys are "passThrough" and "define"`
+				hint = `known keys are "passThrough" and "define"`
 			}
-			return errAt(m.keyOff, "unknown key %q in task %q%s", m.key, name, hint)
+			return errHint(m.keyOff, hint, "unknown key %q in task %q", m.key, name)
 		}
 	}
 	return nil
@@ -153,9 +153,9 @@ func decodeDefine(t *Task, name string, n *node) *syntaxError {
 				if v.kind == kindBool {
 					lit = strconv.FormatBool(v.boolean)
 				}
-				hint = fmt.Sprintf("; did you mean %q?", lit)
+				hint = fmt.Sprintf("did you mean %q?", lit)
 			}
-			return errAt(v.off, "define %q in task %q must be a string, found %s%s", m.key, name, v.describe(), hint)
+			return errHint(v.off, hint, "define %q in task %q must be a string, found %s", m.key, name, v.describe())
 		}
 		if strings.IndexByte(v.str, 0) >= 0 {
 			return errAt(v.off, "define %q in task %q: a value cannot contain NUL", m.key, name)
@@ -173,9 +173,9 @@ func stringList(n *node, key, task string) ([]string, *syntaxError) {
 	if n.kind != kindArray {
 		hint := ""
 		if n.kind == kindString {
-			hint = fmt.Sprintf("; did you mean [%q]?", n.str)
+			hint = fmt.Sprintf("did you mean [%q]?", n.str)
 		}
-		return nil, errAt(n.off, "%q of task %q must be an array of strings, found %s%s", key, task, n.describe(), hint)
+		return nil, errHint(n.off, hint, "%q of task %q must be an array of strings, found %s", key, task, n.describe())
 	}
 	var list []string
 	for i, e := range n.elems {

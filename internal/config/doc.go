@@ -6,7 +6,7 @@
 // and /* ... */) and a trailing comma after the last element of an object or
 // array. An optional UTF-8 byte order mark at the start is skipped. Every
 // problem found in the file, from a missing comma to a typo in a key, is
-// reported as an [*Error] that carries the file, the line and the column
+// reported as a [*diag.Error] that carries the file, the line and the column
 // (counted in characters, starting at 1), and a suggestion where one is
 // obvious.
 //

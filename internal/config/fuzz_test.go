@@ -8,10 +8,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/vxrun/vx/internal/diag"
+
 	"github.com/google/go-cmp/cmp"
 )
 
-// FuzzParse checks that Parse never panics, that every error is an *Error
+// FuzzParse checks that Parse never panics, that every error is a *diag.Error
 // pointing inside the file on a single line, and that what it accepts obeys
 // the rules it enforces. The seed corpus is in testdata/fuzz/FuzzParse and
 // runs with the ordinary tests; `go test -fuzz=FuzzParse ./internal/config`
@@ -30,9 +32,9 @@ func FuzzParse(f *testing.F) {
 			if c != nil {
 				t.Fatalf("Parse returned a config and an error %v", err)
 			}
-			var ce *Error
+			var ce *diag.Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("Parse error %v is %T, want *Error", err, err)
+				t.Fatalf("Parse error %v is %T, want *diag.Error", err, err)
 			}
 			lines := strings.Count(string(data), "\n") + 1
 			if ce.Line < 1 || ce.Col < 1 || ce.Line > lines {

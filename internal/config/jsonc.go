@@ -71,12 +71,17 @@ func (n *node) describe() string {
 // syntaxError is an error at a byte offset, before the file name and the line
 // and column are known.
 type syntaxError struct {
-	off int
-	msg string
+	off  int
+	msg  string
+	hint string // what to do instead, or ""
 }
 
 func errAt(off int, format string, args ...any) *syntaxError {
 	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...)}
+}
+
+func errHint(off int, hint, format string, args ...any) *syntaxError {
+	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...), hint: hint}
 }
 
 type parser struct {

@@ -9,21 +9,21 @@ func TestSuggest(t *testing.T) {
 		candidates []string
 		want       string
 	}{
-		{"passthrough", envKeys, `; did you mean "passThrough"?`},
-		{"PassThrough", envKeys, `; did you mean "passThrough"?`},
-		{"pasThrough", envKeys, `; did you mean "passThrough"?`},
-		{"passThroughEnv", envKeys, `; did you mean "passThrough"?`}, // turbo's name: 3 edits of 11
-		{"passThroughVars", envKeys, ""},                             // 4 edits of 11: too far
-		{"defines", envKeys, `; did you mean "define"?`},
-		{"defne", envKeys, `; did you mean "define"?`},
+		{"passthrough", envKeys, `did you mean "passThrough"?`},
+		{"PassThrough", envKeys, `did you mean "passThrough"?`},
+		{"pasThrough", envKeys, `did you mean "passThrough"?`},
+		{"passThroughEnv", envKeys, `did you mean "passThrough"?`}, // turbo's name: 3 edits of 11
+		{"passThroughVars", envKeys, ""},                           // 4 edits of 11: too far
+		{"defines", envKeys, `did you mean "define"?`},
+		{"defne", envKeys, `did you mean "define"?`},
 		{"dfn", envKeys, ""},
-		{"Env", taskKeys, `; did you mean "env"?`},
-		{"envs", taskKeys, `; did you mean "env"?`},
+		{"Env", taskKeys, `did you mean "env"?`},
+		{"envs", taskKeys, `did you mean "env"?`},
 		{"cache", taskKeys, ""},
-		{"depends_on", taskKeys, `; did you mean "dependsOn"?`},
+		{"depends_on", taskKeys, `did you mean "dependsOn"?`},
 		{"dependencies", taskKeys, ""},
-		{"schema", topKeys, `; did you mean "$schema"?`},
-		{"task", topKeys, `; did you mean "tasks"?`},
+		{"schema", topKeys, `did you mean "$schema"?`},
+		{"task", topKeys, `did you mean "tasks"?`},
 		{"pipeline", topKeys, ""},
 		{"", topKeys, ""},
 	}

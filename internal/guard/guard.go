@@ -23,7 +23,7 @@ func (e *NestedError) Error() string {
 	if e.Task != "" {
 		task = fmt.Sprintf("task %q", e.Task)
 	}
-	return fmt.Sprintf("vx run: refusing to run inside %s of the same workspace %s; "+
+	return fmt.Sprintf("refusing to run inside %s of the same workspace %s; "+
 		"a script that calls vx run on its own workspace would recurse: "+
 		`declare the task in "dependsOn" in vx.json instead`, task, quotePath(e.Workspace))
 }

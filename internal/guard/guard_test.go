@@ -167,25 +167,25 @@ func TestNestedErrorMessage(t *testing.T) {
 		{
 			name: "with task",
 			err:  &NestedError{Workspace: "/abs/root", Task: "web#build"},
-			want: `vx run: refusing to run inside task "web#build" of the same workspace "/abs/root"; ` +
+			want: `refusing to run inside task "web#build" of the same workspace "/abs/root"; ` +
 				`a script that calls vx run on its own workspace would recurse: declare the task in "dependsOn" in vx.json instead`,
 		},
 		{
 			name: "task unknown",
 			err:  &NestedError{Workspace: "/abs/root"},
-			want: `vx run: refusing to run inside a task of the same workspace "/abs/root"; ` +
+			want: `refusing to run inside a task of the same workspace "/abs/root"; ` +
 				`a script that calls vx run on its own workspace would recurse: declare the task in "dependsOn" in vx.json instead`,
 		},
 		{
 			name: "windows path keeps single backslashes",
 			err:  &NestedError{Workspace: `C:\work\ws`, Task: "build"},
-			want: `vx run: refusing to run inside task "build" of the same workspace "C:\work\ws"; ` +
+			want: `refusing to run inside task "build" of the same workspace "C:\work\ws"; ` +
 				`a script that calls vx run on its own workspace would recurse: declare the task in "dependsOn" in vx.json instead`,
 		},
 		{
 			name: "control characters escaped",
 			err:  &NestedError{Workspace: "/tmp/a\nb", Task: "x#y"},
-			want: `vx run: refusing to run inside task "x#y" of the same workspace "/tmp/a\nb"; ` +
+			want: `refusing to run inside task "x#y" of the same workspace "/tmp/a\nb"; ` +
 				`a script that calls vx run on its own workspace would recurse: declare the task in "dependsOn" in vx.json instead`,
 		},
 	}

@@ -34,7 +34,7 @@ func selectProjects(ws *workspace.Workspace, sel Selection) ([]*workspace.Projec
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("vx run: --filter %q matches no project; run vx ls to see the projects", f)
+			return nil, fmt.Errorf("--filter %q matches no project; run vx ls to see the projects", f)
 		}
 	}
 	var out []*workspace.Project

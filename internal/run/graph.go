@@ -53,7 +53,7 @@ type Selection struct {
 // that prints it.
 func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, error) {
 	if len(sel.Tasks) == 0 {
-		return nil, errors.New("vx run: name a task to run, e.g. vx run build")
+		return nil, errors.New("name a task to run, e.g. vx run build")
 	}
 	projects, err := selectProjects(ws, sel)
 	if err != nil {
@@ -152,7 +152,7 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
 			name, task, _ := strings.Cut(dep, "#")
 			proj := p.ws.Project(name)
 			if proj == nil {
-				return nil, fmt.Errorf("vx run: task %q depends on %q, but the workspace has no project named %q", n.ID, dep, name)
+				return nil, fmt.Errorf("task %q depends on %q, but the workspace has no project named %q", n.ID, dep, name)
 			}
 			add(proj, task)
 		default:
@@ -177,7 +177,7 @@ func (p *planner) cycle(n *Node) error {
 		ids = append(ids, s.ID)
 	}
 	ids = append(ids, n.ID)
-	return fmt.Errorf("vx run: dependsOn has a cycle: %s; remove one of these dependencies in vx.json", strings.Join(ids, " -> "))
+	return fmt.Errorf("dependsOn has a cycle: %s; remove one of these dependencies in vx.json", strings.Join(ids, " -> "))
 }
 
 func compactNodes(ns []*Node) []*Node {
@@ -202,9 +202,9 @@ func missingScriptError(projects []*workspace.Project, task string) error {
 		if len(names) > 0 {
 			have = "its scripts: " + strings.Join(names, ", ")
 		}
-		return fmt.Errorf("vx: project %q has no script %q; %s", p.Name, task, have)
+		return fmt.Errorf("project %q has no script %q; %s", p.Name, task, have)
 	}
-	return fmt.Errorf("vx run: none of the %d selected projects has a script %q", len(projects), task)
+	return fmt.Errorf("none of the %d selected projects has a script %q", len(projects), task)
 }
 
 // Task returns the node of one task without its dependencies, for

@@ -145,37 +145,37 @@ func TestPlan(t *testing.T) {
 			config:  `{"tasks": {"a#build": {"dependsOn": ["b#build"]}, "b#build": {"dependsOn": ["c#build"]}, "c#build": {"dependsOn": ["a#build"]}}}`,
 			current: "a",
 			sel:     Selection{Tasks: []string{"build"}},
-			wantErr: "vx run: dependsOn has a cycle: a#build -> b#build -> c#build -> a#build; remove one of these dependencies in vx.json",
+			wantErr: "dependsOn has a cycle: a#build -> b#build -> c#build -> a#build; remove one of these dependencies in vx.json",
 		},
 		{
 			name:    "self cycle",
 			config:  `{"tasks": {"build": {"dependsOn": ["build"]}}}`,
 			current: "a",
 			sel:     Selection{Tasks: []string{"build"}},
-			wantErr: "vx run: dependsOn has a cycle: a#build -> a#build; remove one of these dependencies in vx.json",
+			wantErr: "dependsOn has a cycle: a#build -> a#build; remove one of these dependencies in vx.json",
 		},
 		{
 			name:    "unknown project in dependsOn",
 			config:  `{"tasks": {"build": {"dependsOn": ["nope#build"]}}}`,
 			current: "a",
 			sel:     Selection{Tasks: []string{"build"}},
-			wantErr: `vx run: task "a#build" depends on "nope#build", but the workspace has no project named "nope"`,
+			wantErr: `task "a#build" depends on "nope#build", but the workspace has no project named "nope"`,
 		},
 		{
 			name:    "missing script in the current project",
 			current: "d",
 			sel:     Selection{Tasks: []string{"build"}},
-			wantErr: `vx: project "d" has no script "build"; its scripts: test`,
+			wantErr: `project "d" has no script "build"; its scripts: test`,
 		},
 		{
 			name:    "no selected project has the script",
 			sel:     Selection{Tasks: []string{"deploy"}},
-			wantErr: `vx run: none of the 4 selected projects has a script "deploy"`,
+			wantErr: `none of the 4 selected projects has a script "deploy"`,
 		},
 		{
 			name:    "filter matching nothing",
 			sel:     Selection{Tasks: []string{"build"}, Filters: []string{"zz*"}},
-			wantErr: `vx run: --filter "zz*" matches no project; run vx ls to see the projects`,
+			wantErr: `--filter "zz*" matches no project; run vx ls to see the projects`,
 		},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,42 @@
+package run
+
+import (
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/guard"
+	"github.com/vxrun/vx/workspace"
+)
+
+// A Step is what `vx run` would start for one task of a graph: the
+// environment and the program with its arguments, found in the task's own
+// PATH. `vx run --dry-run` prints the steps instead of running them.
+type Step struct {
+	Node *Node
+	Args []string // appended to the script: the arguments after --, target tasks only; never nil
+	Env  []string // the child's environment, as [TaskEnv] builds it
+	Argv []string // what is started: the shell and its arguments; nil when Err is set
+	Err  error    // why the task could not start (its shell is not in its PATH)
+}
+
+// Steps returns the steps of g's tasks in g's order, for a run started with
+// environ on goos with args after --.
+func Steps(ws *workspace.Workspace, g *Graph, environ []string, goos string, args []string) []Step {
+	steps := make([]Step, 0, len(g.Nodes))
+	for _, n := range g.Nodes {
+		s := Step{Node: n, Args: []string{}, Env: TaskEnv(ws, n, environ, goos)}
+		if n.Target {
+			s.Args = append(s.Args, args...)
+		}
+		_, s.Argv, s.Err = exec.Resolve(exec.Spec{Script: n.Script, Args: s.Args, Dir: n.Project.Dir, Env: s.Env})
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// Nested returns a [*guard.NestedError] when environ shows that this run was
+// started by a task of ws itself (its VX_RUN_WORKSPACE names ws's root; see
+// [guard.Check]), else nil. `vx run` refuses to start then.
+func Nested(ws *workspace.Workspace, environ []string, goos string) error {
+	outerWS, _ := exec.LookupEnv(environ, exec.WorkspaceEnv, goos)
+	outerTask, _ := exec.LookupEnv(environ, exec.TaskEnv, goos)
+	return guard.Check(ws.Root, outerWS, outerTask)
+}
