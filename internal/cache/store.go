@@ -1,0 +1,266 @@
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Store is the local cache: a content-addressed store of SHA-256 blobs and
+// an action cache mapping an Action's digest to its ActionResult, in one
+// directory:
+//
+//	cas/<2 hex>/<sha256>   blobs, immutable once written
+//	ac/<2 hex>/<sha256>    "vxac1\n" + hex SHA-256 of the result + "\n" + the serialized ActionResult
+//	tmp/                   files being written; renamed into place when complete
+//	memo                   file ids by (path, size, mtime, inode); see memo.go
+//	last-run               hits and misses of the last run
+//
+// Every file appears whole or not at all: it is written under tmp/ and
+// renamed, so runs sharing a store never see a partial file. An action
+// entry carries its own checksum, so a truncated or corrupted entry reads as
+// absent rather than as a shorter result. A blob's digest is checked when it
+// is read. The modification time of an ac file is its last use (see
+// [Store.Prune]).
+type Store struct {
+	Dir string
+}
+
+// OpenStore returns the store in dir, creating the directory when needed.
+func OpenStore(dir string) (*Store, error) {
+	for _, sub := range []string{"cas", "ac", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("cache: cannot create the store: %w", err)
+		}
+	}
+	return &Store{Dir: dir}, nil
+}
+
+// BlobPath returns the file that holds (or would hold) the blob d.
+func (s *Store) BlobPath(d Digest) string {
+	return filepath.Join(s.Dir, "cas", d.Hash[:2], d.Hash)
+}
+
+func (s *Store) acPath(action Digest) string {
+	return filepath.Join(s.Dir, "ac", action.Hash[:2], action.Hash)
+}
+
+// HasBlob reports whether the store holds a file of d's size for d.
+func (s *Store) HasBlob(d Digest) bool {
+	fi, err := os.Stat(s.BlobPath(d))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == d.Size
+}
+
+// tempFile creates a file under tmp/.
+func (s *Store) tempFile() (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Join(s.Dir, "tmp"), "w-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		// The store was removed under us (vx cache prune, rm -rf): recreate.
+		if _, err := OpenStore(s.Dir); err != nil {
+			return nil, err
+		}
+		f, err = os.CreateTemp(filepath.Join(s.Dir, "tmp"), "w-*")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return f, nil
+}
+
+// commit moves a complete temporary file to dst. When dst exists already
+// (another run wrote the same blob), the temporary file is dropped.
+func commit(tmp, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		if _, serr := os.Stat(dst); serr == nil {
+			return nil
+		}
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// PutBytes stores data as a blob and returns its digest.
+func (s *Store) PutBytes(data []byte) (Digest, error) {
+	d := DigestOf(data)
+	if s.HasBlob(d) {
+		return d, nil
+	}
+	_, err := s.WriteBlob(d, bytes.NewReader(data))
+	return d, err
+}
+
+// PutFile copies the file at path into the store and returns its digest.
+func (s *Store) PutFile(path string) (Digest, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		return Digest{}, fmt.Errorf("cache: %w", err)
+	}
+	defer src.Close()
+	f, err := s.tempFile()
+	if err != nil {
+		return Digest{}, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return Digest{}, fmt.Errorf("cache: copying %s: %w", path, err)
+	}
+	d := Digest{Hash: hex.EncodeToString(h.Sum(nil)), Size: n}
+	if s.HasBlob(d) {
+		os.Remove(f.Name())
+		return d, nil
+	}
+	return d, commit(f.Name(), s.BlobPath(d))
+}
+
+// WriteBlob stores the content read from r as blob d, checking that it
+// has d's size and hash; a blob that does not match is not stored. It
+// returns the number of bytes read. A Remote's blobs come in this way.
+func (s *Store) WriteBlob(d Digest, r io.Reader) (int64, error) {
+	if !d.valid() {
+		return 0, fmt.Errorf("cache: invalid digest %q", d.String())
+	}
+	f, err := s.tempFile()
+	if err != nil {
+		return 0, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, d.Size+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && (n != d.Size || hex.EncodeToString(h.Sum(nil)) != d.Hash) {
+		err = fmt.Errorf("cache: blob %s: content does not match its digest", d.String())
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return n, err
+	}
+	return n, commit(f.Name(), s.BlobPath(d))
+}
+
+// errCorrupt marks a store entry that exists but cannot be used.
+var errCorrupt = errors.New("corrupt")
+
+// OpenBlob opens blob d for reading through a reader that fails at the end
+// when the content does not match d (size or hash). A missing blob is
+// ErrNotFound.
+func (s *Store) OpenBlob(d Digest) (io.ReadCloser, error) {
+	f, err := os.Open(s.BlobPath(d))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("blob %s: %w", d.String(), ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return &verifyReader{f: f, d: d, h: sha256.New()}, nil
+}
+
+// ReadBlob returns blob d's content, checked against d.
+func (s *Store) ReadBlob(d Digest) ([]byte, error) {
+	r, err := s.OpenBlob(d)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+type verifyReader struct {
+	f *os.File
+	d Digest
+	h hash.Hash
+	n int64
+}
+
+func (v *verifyReader) Read(p []byte) (int, error) {
+	n, err := v.f.Read(p)
+	v.h.Write(p[:n])
+	v.n += int64(n)
+	if v.n > v.d.Size {
+		return n, fmt.Errorf("blob %s is larger than its digest says: %w", v.d.String(), errCorrupt)
+	}
+	if err == io.EOF && (v.n != v.d.Size || hex.EncodeToString(v.h.Sum(nil)) != v.d.Hash) {
+		return n, fmt.Errorf("blob %s does not match its digest: %w", v.d.String(), errCorrupt)
+	}
+	return n, err
+}
+
+func (v *verifyReader) Close() error { return v.f.Close() }
+
+const acMagic = "vxac1\n"
+
+// GetActionResult returns the serialized ActionResult stored for action,
+// checked against its checksum, and marks the entry used. It returns
+// ErrNotFound when there is none, and an error wrapping errCorrupt when the
+// entry is damaged.
+func (s *Store) GetActionResult(action Digest) ([]byte, error) {
+	p := s.acPath(action)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if len(data) < len(acMagic)+65 || string(data[:len(acMagic)]) != acMagic || data[len(acMagic)+64] != '\n' {
+		return nil, fmt.Errorf("action entry %s is truncated or not a vx entry: %w", action.Hash[:12], errCorrupt)
+	}
+	sum := string(data[len(acMagic) : len(acMagic)+64])
+	res := data[len(acMagic)+65:]
+	if DigestOf(res).Hash != sum {
+		return nil, fmt.Errorf("action entry %s does not match its checksum: %w", action.Hash[:12], errCorrupt)
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now) // last use, for pruning; best effort
+	return res, nil
+}
+
+// UpdateActionResult stores result (a serialized ActionResult) for action,
+// replacing any entry. The blobs it names must be in the store first.
+func (s *Store) UpdateActionResult(action Digest, result []byte) error {
+	f, err := s.tempFile()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 0, len(acMagic)+65+len(result))
+	buf = append(buf, acMagic...)
+	buf = append(buf, DigestOf(result).Hash...)
+	buf = append(buf, '\n')
+	buf = append(buf, result...)
+	_, err = f.Write(buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	p := s.acPath(action)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
