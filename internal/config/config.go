@@ -37,6 +37,10 @@ type Task struct {
 	PassThrough []string
 	// Define maps variable names to literal values set for the task.
 	Define map[string]string
+	// Persistent marks a task that does not end by itself (a dev server, a
+	// watcher): it starts whatever the concurrency limit, no task may depend
+	// on it, and it is never cached.
+	Persistent bool
 }
 
 // Load reads <root>/vx.json. A missing file is an empty config (no tasks),
@@ -102,5 +106,6 @@ func (c *Config) TaskFor(project, task string) Task {
 		DependsOn:   slices.Clone(t.DependsOn),
 		PassThrough: slices.Clone(t.PassThrough),
 		Define:      maps.Clone(t.Define),
+		Persistent:  t.Persistent,
 	}
 }

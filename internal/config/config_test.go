@@ -124,6 +124,11 @@ func TestParse(t *testing.T) {
 			want: map[string]Task{"build": {PassThrough: []string{"VITE_*", "X*"}}},
 		},
 		{
+			name: "persistent",
+			in:   `{"tasks": {"dev": {"persistent": true}, "web#dev": {"persistent": false}}}`,
+			want: map[string]Task{"dev": {Persistent: true}, "web#dev": {}},
+		},
+		{
 			name: "keys in any order",
 			in:   `{"tasks": {"build": {"env": {"define": {"A": "1"}, "passThrough": ["B"]}, "dependsOn": ["c"]}}, "$schema": "x"}`,
 			want: map[string]Task{"build": {DependsOn: []string{"c"}, PassThrough: []string{"B"}, Define: map[string]string{"A": "1"}}},
@@ -362,7 +367,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "key from another tool",
 			in:   `{"tasks": {"build": {"outputs": ["dist/**"]}}}`,
-			want: `vx.json:1:22: unknown key "outputs" in task "build"; known keys are "dependsOn" and "env"`,
+			want: `vx.json:1:22: unknown key "outputs" in task "build"; known keys are "dependsOn", "env" and "persistent"`,
 		},
 		{
 			name: "unknown env key",
@@ -450,6 +455,16 @@ func TestParseErrors(t *testing.T) {
 			name: "define value is a boolean",
 			in:   `{"tasks": {"build": {"env": {"define": {"CI": true}}}}}`,
 			want: `vx.json:1:47: define "CI" in task "build" must be a string, found a boolean; did you mean "true"?`,
+		},
+		{
+			name: "persistent is a string",
+			in:   `{"tasks": {"dev": {"persistent": "true"}}}`,
+			want: `vx.json:1:34: "persistent" of task "dev" must be true or false, found a string; did you mean true?`,
+		},
+		{
+			name: "persistent is a number",
+			in:   `{"tasks": {"dev": {"persistent": 1}}}`,
+			want: `vx.json:1:34: "persistent" of task "dev" must be true or false, found a number`,
 		},
 		{
 			name: "define value is null",

@@ -12,7 +12,7 @@ import (
 // Keys known at each level, in the order suggestions prefer them.
 var (
 	topKeys  = []string{"tasks", "$schema"}
-	taskKeys = []string{"dependsOn", "env"}
+	taskKeys = []string{"dependsOn", "env", "persistent"}
 	envKeys  = []string{"passThrough", "define"}
 )
 
@@ -88,13 +88,22 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 			if err := decodeEnv(&t, name, m.val); err != nil {
 				return t, err
 			}
+		case "persistent":
+			if m.val.kind != kindBool {
+				hint := ""
+				if m.val.kind == kindString && (m.val.str == "true" || m.val.str == "false") {
+					hint = fmt.Sprintf("did you mean %s?", m.val.str)
+				}
+				return t, errHint(m.val.off, hint, `"persistent" of task %q must be true or false, found %s`, name, m.val.describe())
+			}
+			t.Persistent = m.val.boolean
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {
 				hint = `it belongs inside "env": {...}`
 			}
 			if hint == "" {
-				hint = `known keys are "dependsOn" and "env"`
+				hint = "known keys are " + quotedList(taskKeys)
 			}
 			return t, errHint(m.keyOff, hint, "unknown key %q in task %q", m.key, name)
 		}
@@ -129,7 +138,7 @@ func decodeEnv(t *Task, name string, n *node) *syntaxError {
 				hint = `it belongs in the task, outside "env"`
 			}
 			if hint == "" {
-				hint = `known keys are "passThrough" and "define"`
+				hint = "known keys are " + quotedList(envKeys)
 			}
 			return errHint(m.keyOff, hint, "unknown key %q in task %q", m.key, name)
 		}
@@ -166,6 +175,18 @@ func decodeDefine(t *Task, name string, n *node) *syntaxError {
 		t.Define[m.key] = v.str
 	}
 	return nil
+}
+
+// quotedList writes keys as "a", "b" and "c".
+func quotedList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // stringList decodes an array of strings; an empty array is nil.
