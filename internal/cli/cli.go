@@ -72,7 +72,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, envCmd, lsCmd}
+	commands = []*command{runCmd, envCmd, lsCmd, completionCmd}
 }
 
 func dispatch(p *Process) (int, error) {
@@ -86,7 +86,7 @@ func dispatch(p *Process) (int, error) {
 		if args[0] == "help" && len(args) > 1 {
 			c := findCommand(args[1])
 			if c == nil {
-				return ExitUsage, usagef("unknown command %q; commands: run, env, ls", args[1])
+				return ExitUsage, usagef("unknown command %q; commands: %s", args[1], commandNames())
 			}
 			fmt.Fprint(p.Stdout, commandHelp(c))
 			return ExitOK, nil
@@ -97,12 +97,15 @@ func dispatch(p *Process) (int, error) {
 		fmt.Fprintf(p.Stdout, "vx %s\n", Version)
 		return ExitOK, nil
 	}
+	if args[0] == completeCommand {
+		return runComplete(p, args[1:]), nil
+	}
 	c := findCommand(args[0])
 	if c == nil {
 		if strings.HasPrefix(args[0], "-") {
 			return ExitUsage, usagef("unknown flag %q before the command; try vx run <task> %s", args[0], args[0])
 		}
-		return ExitUsage, usagef("unknown command %q; commands: run, env, ls (vx --help for more)", args[0])
+		return ExitUsage, usagef("unknown command %q; commands: %s (vx --help for more)", args[0], commandNames())
 	}
 	a, err := parseFlags(c.name, c.flags, args[1:])
 	if err != nil {
@@ -113,6 +116,15 @@ func dispatch(p *Process) (int, error) {
 		return ExitOK, nil
 	}
 	return c.run(p, a)
+}
+
+// commandNames lists the commands for error messages.
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
 }
 
 func findCommand(name string) *command {
@@ -129,9 +141,9 @@ func mainHelp() string {
 	b.WriteString("vx runs the package.json scripts of a JavaScript workspace, each in an isolated environment.\n\n")
 	b.WriteString("Usage:\n  vx <command> [arguments] [flags]\n\nCommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-6s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-11s %s\n", c.name, c.summary)
 	}
-	b.WriteString("  help   show help for a command: vx help run\n\n")
+	b.WriteString("  help        show help for a command: vx help run\n\n")
 	b.WriteString("Flags:\n  --help       show help\n  --version    print vx's version\n\n")
 	b.WriteString("Exit codes: 0 success, 1 a task failed, 2 usage or config error or a nested run,\n")
 	b.WriteString("the task's own code when one task ran, 130/143 after SIGINT/SIGTERM. See docs/cli.md.\n")
@@ -192,7 +204,11 @@ func runRun(p *Process, a *parsed) (int, error) {
 		return ExitUsage, usagef("--dry-run takes no value or =json, not %q", dryFormat)
 	}
 	if len(a.pos) == 0 {
-		return ExitUsage, usagef("name a task to run, e.g. vx run build (vx help run)")
+		ws, err := workspace.Discover(p.Dir)
+		if err != nil {
+			return ExitUsage, err
+		}
+		return listTasks(p, ws, a.vals["filter"])
 	}
 	ws, cfg, err := load(p)
 	if err != nil {
