@@ -55,6 +55,12 @@ type Options struct {
 	Terminal       bool // stdin is a terminal: a single task may take the foreground
 	Color          bool // colour the prefixes and the summary
 
+	// StallWarning is how long every slot may be held while tasks wait for
+	// one before vx says which tasks wait and how to unblock them (mark
+	// never-ending tasks persistent, or raise the concurrency); once per run.
+	// 0 means 10s; negative turns the warning off.
+	StallWarning time.Duration
+
 	// Signals delivers the interrupts vx receives (SIGINT, SIGTERM). The
 	// first is passed on once to every running task's process tree and
 	// stops new tasks from starting; a second, or the end of Grace, kills
@@ -188,18 +194,63 @@ func Execute(g *Graph, opts Options) Outcome {
 		}
 	}
 
+	// Persistent tasks (servers, watchers) start whatever the concurrency:
+	// they hold no slot, so they cannot starve the tasks that do end.
+	busy := 0 // slots held: running tasks that are not persistent
+	stallAfter := opts.StallWarning
+	if stallAfter == 0 {
+		stallAfter = 10 * time.Second
+	}
+	var stall *time.Timer
+	var stallC <-chan time.Time
+	stallWarned := stallAfter < 0
+	stopStall := func() {
+		if stall != nil {
+			stall.Stop()
+			stall, stallC = nil, nil
+		}
+	}
+	defer stopStall()
+
 	for {
-		for !stopping && len(running) < opts.Concurrency && len(ready) > 0 {
-			n := ready[0]
-			ready = ready[1:]
-			startTask(n)
+		if !stopping {
+			waiting := ready[:0]
+			for _, n := range ready {
+				switch {
+				case n.Config.Persistent:
+					startTask(n)
+				case busy < opts.Concurrency:
+					busy++
+					startTask(n)
+				default:
+					waiting = append(waiting, n)
+				}
+			}
+			ready = waiting
 		}
 		if len(running) == 0 {
 			break
 		}
+		if !stallWarned && !stopping && len(ready) > 0 {
+			if stall == nil {
+				stall = time.NewTimer(stallAfter)
+				stallC = stall.C
+			}
+		} else {
+			stopStall()
+		}
 		select {
+		case <-stallC:
+			stallWarned = true
+			stopStall()
+			fmt.Fprintln(stderr, stallMessage(running, ready, opts.Concurrency, stallAfter))
+			continue
 		case r := <-results:
 			delete(running, r.n)
+			if !r.n.Config.Persistent {
+				busy--
+			}
+			stopStall() // a slot came free: the wait starts again
 			r.closer()
 			failed := r.err != nil || r.res.ExitCode != 0
 			out.ExitCode = r.res.ExitCode
@@ -252,6 +303,26 @@ func Execute(g *Graph, opts Options) Outcome {
 		fmt.Fprintln(stderr, summary(out, opts.Color))
 	}
 	return out
+}
+
+// stallMessage says which tasks have waited for a slot, which hold the
+// slots, and the two ways out.
+func stallMessage(running map[*Node]*exec.Process, ready []*Node, conc int, after time.Duration) string {
+	var holding []string
+	for n := range running {
+		if !n.Config.Persistent {
+			holding = append(holding, n.ID)
+		}
+	}
+	sort.Strings(holding)
+	waiting := make([]string, len(ready))
+	for i, n := range ready {
+		waiting[i] = n.ID
+	}
+	return fmt.Sprintf("vx: %d %s waited %s for a slot: all %d (--concurrency %d) are held by %s; waiting: %s. "+
+		"If tasks run until stopped (dev servers, watchers), mark them \"persistent\": true in vx.json; otherwise raise --concurrency",
+		len(waiting), plural(len(waiting), "task has", "tasks have"), after.Round(time.Millisecond), conc, conc,
+		strings.Join(holding, ", "), strings.Join(waiting, ", "))
 }
 
 // markBlocked propagates a failure: n will not run, nor will anything that

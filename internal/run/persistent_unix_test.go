@@ -1,0 +1,153 @@
+//go:build unix
+
+package run
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serverWorkspace plans `dev` in n projects whose dev script is a server:
+// it marks itself started in dir and then runs until it is stopped.
+func serverWorkspace(t *testing.T, n int, cfg string) (*Graph, string) {
+	t.Helper()
+	dir := t.TempDir()
+	specs := []string{"root::"}
+	for i := 0; i < n; i++ {
+		specs = append(specs, fmt.Sprintf("app%d::dev", i))
+	}
+	ws := testWorkspace(t, specs...)
+	for _, p := range ws.Projects {
+		p.Dir = dir
+		for name := range p.Scripts {
+			p.Scripts[name] = fmt.Sprintf("touch %s/%s.started; exec sleep 60", dir, p.Name)
+		}
+	}
+	g, err := Plan(ws, mustConfig(t, cfg), Selection{Tasks: []string{"dev"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, dir
+}
+
+// waitFiles waits until dir holds n files named *.started.
+func waitFiles(t *testing.T, dir string, n int, within time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.started"))
+		if len(m) >= n {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+func TestExecutePersistentTasksAllStart(t *testing.T) {
+	// Five dev servers and --concurrency 2: all five start, and Ctrl-C ends
+	// them all.
+	g, dir := serverWorkspace(t, 5, `{"tasks": {"dev": {"persistent": true}}}`)
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		if !waitFiles(t, dir, 5, 10*time.Second) {
+			t.Error("not every persistent task started within 10s")
+		}
+		sigs <- syscall.SIGINT
+	}()
+	start := time.Now()
+	o, stderr := execute(t, g, Options{Concurrency: 2, Grace: 5 * time.Second, Signals: sigs, StallWarning: time.Millisecond})
+	if o.Started != 5 || o.Signal != syscall.SIGINT || o.Code() != 130 {
+		t.Errorf("outcome %+v (code %d), want 5 started and SIGINT; stderr:\n%s", o, o.Code(), stderr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the run took %v; the servers should have started at once and ended on SIGINT", d)
+	}
+	if strings.Contains(stderr, "for a slot") {
+		t.Errorf("persistent tasks hold no slot, yet vx warned of a stall:\n%s", stderr)
+	}
+}
+
+func TestExecutePersistentLeavesSlotsToOthers(t *testing.T) {
+	// Two servers and --concurrency 1: the build still runs beside them and
+	// ends.
+	dir := t.TempDir()
+	ws := testWorkspace(t, "root::", "api::dev", "web::dev,build")
+	for _, p := range ws.Projects {
+		p.Dir = dir
+		for name := range p.Scripts {
+			if name == "dev" {
+				p.Scripts[name] = fmt.Sprintf("touch %s/%s.started; exec sleep 60", dir, p.Name)
+			} else {
+				p.Scripts[name] = fmt.Sprintf("touch %s/build.done", dir)
+			}
+		}
+	}
+	g, err := Plan(ws, mustConfig(t, `{"tasks": {"dev": {"persistent": true}}}`), Selection{Tasks: []string{"dev", "build"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(filepath.Join(dir, "build.done")); err == nil && waitFiles(t, dir, 2, time.Millisecond) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		sigs <- syscall.SIGTERM
+	}()
+	o, stderr := execute(t, g, Options{Concurrency: 1, Grace: 5 * time.Second, Signals: sigs})
+	if o.Started != 3 || o.Succeeded != 1 {
+		t.Errorf("outcome %+v, want 3 started and the build succeeded; stderr:\n%s", o, stderr)
+	}
+}
+
+func TestExecuteStallWarning(t *testing.T) {
+	// Without the flag, servers hold every slot and the others wait: vx says
+	// so once, naming the tasks and the way out.
+	g, dir := serverWorkspace(t, 3, `{}`)
+	sigs := make(chan os.Signal, 1)
+	var o Outcome
+	var stderr string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		o, stderr = execute(t, g, Options{Concurrency: 2, Grace: 5 * time.Second, Signals: sigs, StallWarning: 100 * time.Millisecond})
+	}()
+	if !waitFiles(t, dir, 2, 10*time.Second) {
+		t.Fatal("the first two servers did not start")
+	}
+	time.Sleep(500 * time.Millisecond) // several times the warning's delay
+	if waitFiles(t, dir, 3, time.Millisecond) {
+		t.Error("the third server started beyond --concurrency 2")
+	}
+	sigs <- syscall.SIGINT
+	<-done
+	want := `vx: 1 task has waited 100ms for a slot: all 2 (--concurrency 2) are held by app0#dev, app1#dev; waiting: app2#dev. ` +
+		`If tasks run until stopped (dev servers, watchers), mark them "persistent": true in vx.json; otherwise raise --concurrency`
+	if !strings.Contains(stderr, want+"\n") || strings.Count(stderr, "for a slot") != 1 {
+		t.Errorf("stderr does not hold the warning once:\n%s\nwant:\n%s", stderr, want)
+	}
+	if o.Started != 2 {
+		t.Errorf("%d tasks started, want 2", o.Started)
+	}
+}
+
+func TestExecuteNoStallWarningWhileSlotsTurnOver(t *testing.T) {
+	// Tasks that wait but keep getting slots, each within the delay: no
+	// warning. With the warning off: none either.
+	for _, stall := range []time.Duration{400 * time.Millisecond, -1} {
+		g, _ := logWorkspace(t, "root::", "a::build", "b::build", "c::build", "d::build")
+		_, stderr := execute(t, g, Options{Concurrency: 1, StallWarning: stall})
+		if strings.Contains(stderr, "for a slot") {
+			t.Errorf("StallWarning %v: warned while tasks kept ending:\n%s", stall, stderr)
+		}
+	}
+}
