@@ -254,6 +254,8 @@ type planTask struct {
 	DependsOn []string `json:"dependsOn"`
 	Env       []string `json:"env"`
 	Error     string   `json:"error,omitempty"` // why the task could not start (its shell is not in its PATH)
+	// Persistent: the task runs until stopped; it holds no --concurrency slot.
+	Persistent bool `json:"persistent"`
 }
 
 func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
@@ -261,7 +263,7 @@ func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
 	for _, s := range steps {
 		n := s.Node
 		t := planTask{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
-			Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}}
+			Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}, Persistent: n.Config.Persistent}
 		for _, d := range n.Deps {
 			t.DependsOn = append(t.DependsOn, d.ID)
 		}
@@ -282,6 +284,9 @@ func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
 	}
 	for i, t := range tasks {
 		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s\n", i+1, t.ID, t.Dir, t.Command)
+		if t.Persistent {
+			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
+		}
 		if len(t.DependsOn) > 0 {
 			fmt.Fprintf(w, "   after:   %s\n", strings.Join(t.DependsOn, ", "))
 		}
