@@ -165,6 +165,12 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
+// Argv returns what was started: the program found in the task's PATH (the
+// shell) and its arguments.
+func (p *Process) Argv() []string {
+	return append([]string(nil), p.cmd.Args...)
+}
+
 // pipes connects the standard streams, making pipes for those that are not
 // files.
 func (p *Process) pipes(spec Spec) error {

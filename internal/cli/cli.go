@@ -177,6 +177,7 @@ var runCmd = &command{
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after SIGINT/SIGTERM, time tasks get before they are killed (default 5s)"},
+		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands) as JSON to the file, or to stdout after the run"},
 	},
 	run: runRun,
 }
@@ -224,7 +225,20 @@ func runRun(p *Process, a *parsed) (int, error) {
 		return ExitUsage, err
 	}
 	if dry {
+		if a.set["summary"] {
+			return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
+		}
 		return ExitOK, printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), dryFormat == "json")
+	}
+	var sum *summaryOut
+	stdout := p.Stdout
+	if a.set["summary"] {
+		if sum, err = openSummary(p, a.str("summary")); err != nil {
+			return ExitUsage, err
+		}
+		if sum.toStdout {
+			stdout = p.Stderr // stdout holds the summary only
+		}
 	}
 	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	out := run.Execute(g, run.Options{
@@ -234,12 +248,17 @@ func runRun(p *Process, a *parsed) (int, error) {
 		Args:        a.after,
 		Env:         envOf,
 		Stdin:       p.Stdin,
-		Stdout:      p.Stdout,
+		Stdout:      stdout,
 		Stderr:      p.Stderr,
 		Terminal:    p.StdinTerminal,
 		Color:       p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 		Signals:     p.Signals,
 	})
+	if sum != nil {
+		if err := sum.write(p, out, a.after); err != nil {
+			return out.Code(), err
+		}
+	}
 	return out.Code(), nil
 }
 

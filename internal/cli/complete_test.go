@@ -65,6 +65,7 @@ func TestComplete(t *testing.T) {
 			":plain\n--concurrency\ttasks run at once (default: the number of CPUs)\n--continue\tafter a failure, run everything that does not depend on it\n"},
 		{"no value offered for --concurrency", root, []string{"run", "--concurrency", ""}, ":plain\n"},
 		{"after -- the script's arguments: files", root, []string{"run", "build", "--", ""}, ":files\n"},
+		{"--summary: json or a file", root, []string{"run", "build", "--summary", ""}, ":files\njson\tthe summary as JSON on stdout\n"},
 		{"--dry-run=", root, []string{"run", "--dry-run="}, ":plain\n--dry-run=json\tthe plan as JSON\n"},
 		{"vx env in a project", web, []string{"env", "d"}, ":plain\ndev\tnext dev\n"},
 		{"vx env at the root: project#task", root, []string{"env", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},

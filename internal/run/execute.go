@@ -78,7 +78,28 @@ type Outcome struct {
 	Signal    os.Signal
 	// ExitCode of the last task that ended; Code uses it when the run had one task.
 	ExitCode int
+	Start    time.Time // when the run started
 	Elapsed  time.Duration
+	// Tasks says what became of each task of the graph, in graph order:
+	// what `vx run --summary` reports.
+	Tasks []TaskRun
+}
+
+// TaskRun is what became of one task of a run.
+type TaskRun struct {
+	Node *Node
+	// Status is "succeeded", "failed", or "skipped" (not started: a
+	// dependency failed, or the run stopped first).
+	Status     string
+	Start, End time.Time // zero when the task did not start
+	ExitCode   int       // 128+N when killed by signal N; 127 when its shell could not be started
+	Signal     string    // the signal that ended the task ("SIGINT"), or ""
+	Argv       []string  // what was started: the shell found in the task's PATH and its arguments
+	Err        error     // why the task could not be started, or nil
+	// Cache says how the task cache served the task: "" when it was not
+	// asked (no cache in the run, or a persistent task, which is never
+	// cached); the cache sets "hit" or "miss".
+	Cache string
 }
 
 // Code returns the exit code vx should end with: 128+signal after an
@@ -104,12 +125,16 @@ type result struct {
 	res    exec.Result
 	err    error
 	closer func()
+	end    time.Time
 }
 
 // Execute runs g. Dependencies finish before their dependents start.
 func Execute(g *Graph, opts Options) Outcome {
 	start := time.Now()
-	out := Outcome{Total: len(g.Nodes)}
+	out := Outcome{Total: len(g.Nodes), Start: start, Tasks: make([]TaskRun, len(g.Nodes))}
+	for i, n := range g.Nodes {
+		out.Tasks[i] = TaskRun{Node: n, Status: "skipped"}
+	}
 	if opts.Concurrency < 1 {
 		opts.Concurrency = 1
 	}
@@ -157,6 +182,7 @@ func Execute(g *Graph, opts Options) Outcome {
 			closer = func() { o.Close(); e.Close() }
 		}
 		out.Started++
+		out.Tasks[n.index].Start = time.Now()
 		p, err := exec.Start(spec)
 		if err != nil {
 			if errors.Is(err, osexec.ErrNotFound) {
@@ -168,14 +194,16 @@ func Execute(g *Graph, opts Options) Outcome {
 				}
 				err = fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in vx.json)", err, path)
 			}
-			go func() { results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer} }()
+			end := time.Now()
+			go func() { results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end} }()
 			running[n] = nil
 			return
 		}
 		running[n] = p
+		out.Tasks[n.index].Argv = p.Argv()
 		go func() {
 			res, err := p.Wait()
-			results <- result{n: n, res: res, err: err, closer: closer}
+			results <- result{n: n, res: res, err: err, closer: closer, end: time.Now()}
 		}()
 	}
 
@@ -254,6 +282,12 @@ func Execute(g *Graph, opts Options) Outcome {
 			r.closer()
 			failed := r.err != nil || r.res.ExitCode != 0
 			out.ExitCode = r.res.ExitCode
+			tr := &out.Tasks[r.n.index]
+			tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
+			tr.Status = "succeeded"
+			if failed {
+				tr.Status = "failed"
+			}
 			if !failed {
 				out.Succeeded++
 			} else {

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/vxrun/vx/internal/run"
+)
+
+// summaryOut is where `vx run --summary` writes: a file opened before the
+// run (so a path that cannot be written fails before anything runs), or
+// stdout after the run, when the value is "json".
+type summaryOut struct {
+	file     *os.File
+	path     string
+	toStdout bool
+}
+
+func openSummary(p *Process, v string) (*summaryOut, error) {
+	if v == "" {
+		return nil, usagef("--summary takes a file name, or json for stdout")
+	}
+	if v == "json" {
+		return &summaryOut{toStdout: true}, nil
+	}
+	path := v
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.Dir, path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--summary: cannot write %q: %w", v, err)
+	}
+	return &summaryOut{file: f, path: v}, nil
+}
+
+// runSummary is the JSON document of --summary; docs/cli.md describes it.
+type runSummary struct {
+	Version    string        `json:"vx"`
+	Args       []string      `json:"args"` // vx's command line, after "vx"
+	Start      time.Time     `json:"start"`
+	End        time.Time     `json:"end"`
+	DurationMs float64       `json:"durationMs"`
+	ExitCode   int           `json:"exitCode"` // vx's own exit code
+	Signal     string        `json:"signal,omitempty"`
+	Tasks      []taskSummary `json:"tasks"`
+}
+
+type taskSummary struct {
+	ID         string     `json:"id"`
+	Project    string     `json:"project"`
+	Task       string     `json:"task"`
+	Dir        string     `json:"dir"`
+	Command    string     `json:"command"` // the package.json script
+	Args       []string   `json:"args"`    // appended to it (after --)
+	Argv       []string   `json:"argv"`    // what was started
+	DependsOn  []string   `json:"dependsOn"`
+	Persistent bool       `json:"persistent"`
+	Status     string     `json:"status"` // succeeded, failed, skipped
+	Start      *time.Time `json:"start"`
+	End        *time.Time `json:"end"`
+	DurationMs *float64   `json:"durationMs"`
+	ExitCode   *int       `json:"exitCode"`
+	Signal     string     `json:"signal,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Cache      string     `json:"cache"` // hit, miss, or off (not asked: no cache, or a persistent task)
+}
+
+func (s *summaryOut) write(p *Process, o run.Outcome, args []string) error {
+	start, end := o.Start, o.Start.Add(o.Elapsed)
+	doc := runSummary{Version: Version, Args: p.Args, Start: start, End: end, DurationMs: ms(o.Elapsed),
+		ExitCode: o.Code(), Tasks: make([]taskSummary, 0, len(o.Tasks))}
+	if o.Signal != nil {
+		doc.Signal = signalName(o.Signal)
+	}
+	for _, tr := range o.Tasks {
+		n := tr.Node
+		t := taskSummary{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
+			Args: []string{}, Argv: tr.Argv, DependsOn: []string{}, Persistent: n.Config.Persistent,
+			Status: tr.Status, Signal: tr.Signal, Cache: tr.Cache}
+		if n.Target {
+			t.Args = append(t.Args, args...)
+		}
+		if t.Argv == nil {
+			t.Argv = []string{}
+		}
+		for _, d := range n.Deps {
+			t.DependsOn = append(t.DependsOn, d.ID)
+		}
+		if !tr.Start.IsZero() {
+			st, en, code := tr.Start, tr.End, tr.ExitCode
+			d := ms(en.Sub(st))
+			t.Start, t.End, t.DurationMs, t.ExitCode = &st, &en, &d, &code
+		}
+		if tr.Err != nil {
+			t.Error = tr.Err.Error()
+		}
+		if t.Cache == "" {
+			t.Cache = "off"
+		}
+		doc.Tasks = append(doc.Tasks, t)
+	}
+	var w io.Writer = p.Stdout
+	if s.file != nil {
+		w = s.file
+	}
+	err := writeJSON(w, doc)
+	if s.file != nil {
+		if cerr := s.file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--summary: cannot write %q: %w", s.path, err)
+		}
+	}
+	return err
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 {
+	return float64(d.Round(time.Microsecond)) / float64(time.Millisecond)
+}
