@@ -47,10 +47,10 @@ func TestSummaryJSON(t *testing.T) {
 		ExitCode   int
 		Tasks      []struct {
 			ID, Project, Task, Dir, Command, Status, Cache string
-			Args, Argv, DependsOn                         []string
-			Start, End                                    *time.Time
-			DurationMs                                    *float64
-			ExitCode                                      *int
+			Args, Argv, DependsOn                          []string
+			Start, End                                     *time.Time
+			DurationMs                                     *float64
+			ExitCode                                       *int
 		}
 	}
 	if err := decodeLoose(stdout.Bytes(), &doc); err != nil {

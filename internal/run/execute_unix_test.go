@@ -114,17 +114,20 @@ func TestExecuteFailure(t *testing.T) {
 		continue_ bool
 		wantRan   []string
 		want      Outcome
+		statuses  map[string]string // Outcome.Tasks
 	}{
 		{
-			name:    "bail stops starting new tasks",
-			wantRan: []string{"start:a#build"},
-			want:    Outcome{Total: 4, Started: 1, Failed: []string{"a#build"}, Skipped: 3, ExitCode: 7},
+			name:     "bail stops starting new tasks",
+			wantRan:  []string{"start:a#build"},
+			want:     Outcome{Total: 4, Started: 1, Failed: []string{"a#build"}, Skipped: 3, ExitCode: 7},
+			statuses: map[string]string{"a#build": "failed 7", "b#build": "skipped", "c#build": "skipped", "d#build": "skipped"},
 		},
 		{
 			name:      "continue runs what does not depend on the failure",
 			continue_: true,
 			wantRan:   []string{"start:a#build", "start:d#build"},
 			want:      Outcome{Total: 4, Started: 2, Succeeded: 1, Failed: []string{"a#build"}, Skipped: 2, ExitCode: 0},
+			statuses:  map[string]string{"a#build": "failed 7", "b#build": "skipped", "c#build": "skipped", "d#build": "succeeded 0"},
 		},
 	}
 	for _, tt := range tests {
@@ -137,7 +140,24 @@ func TestExecuteFailure(t *testing.T) {
 				}
 			}
 			o, _ := execute(t, g, Options{Concurrency: 1, Continue: tt.continue_})
-			o.Elapsed = 0
+			statuses := map[string]string{}
+			for i, tr := range o.Tasks {
+				st := tr.Status
+				if tr.Node != g.Nodes[i] {
+					t.Errorf("Tasks[%d] is %s, want %s", i, tr.Node.ID, g.Nodes[i].ID)
+				}
+				if !tr.Start.IsZero() {
+					st += fmt.Sprintf(" %d", tr.ExitCode)
+					if tr.End.Before(tr.Start) || len(tr.Argv) == 0 {
+						t.Errorf("%s: start %v, end %v, argv %q", tr.Node.ID, tr.Start, tr.End, tr.Argv)
+					}
+				}
+				statuses[tr.Node.ID] = st
+			}
+			if diff := cmp.Diff(tt.statuses, statuses); diff != "" {
+				t.Errorf("Tasks statuses (-want +got):\n%s", diff)
+			}
+			o.Elapsed, o.Start, o.Tasks = 0, time.Time{}, nil
 			if diff := cmp.Diff(tt.want, o); diff != "" {
 				t.Errorf("Outcome mismatch (-want +got):\n%s", diff)
 			}
