@@ -1,10 +1,9 @@
 package exec
 
 import (
-	"math"
+	"maps"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -88,21 +87,18 @@ type EnvOptions struct {
 // names are not validated (the config layer does that).
 //
 // On Windows (opts.GOOS) names are compared case-insensitively, as Windows
-// compares them: each rune mapped with [unicode.ToUpper], except that a
-// non-ASCII rune never equals an ASCII one ("ı" is not "I"). So Source's
-// "Path" is the essential PATH and a passThrough "foo" copies Source's
-// "FOO". When layers name the same variable with different spellings, the
-// result keeps the spelling of the highest layer that set it (layers 1 and 2
-// copy Source's entry as it is), except that the bins layer keeps the
-// spelling of the PATH entry it extends, or writes "PATH" when there is none. If Define holds two spellings of one name,
-// the spelling that sorts last byte-wise wins. The result is sorted the way
-// CreateProcess expects the environment block: by name, case-insensitively
-// (upper-cased), in code point order. On other systems names are compared
-// and sorted byte-wise.
+// compares them: by [EnvNameKey]. So Source's "Path" is the essential PATH
+// and a passThrough "foo" copies Source's "FOO". When layers name the same
+// variable with different spellings, the result keeps the spelling of the
+// highest layer that set it (layers 1 and 2 copy Source's entry as it is),
+// except that the bins layer keeps the spelling of the PATH entry it
+// extends, or writes "PATH" when there is none. If Define holds two
+// spellings of one name, the spelling that sorts last byte-wise wins. The
+// result is sorted the way CreateProcess expects the environment block: by
+// name, case-insensitively (upper-cased), in code point order. On other
+// systems names are compared and sorted byte-wise.
 func BuildIsolatedEnv(opts EnvOptions) []string {
-	var b envBuilder
-	b.build(&opts, 0)
-	return b.finish()
+	return buildEnv(opts).sorted()
 }
 
 // TaskVars are the variables vx sets on every task, over everything
@@ -135,41 +131,49 @@ type TaskVars struct {
 // shell takes the physical directory, and a project linked into the
 // workspace would see a path outside the workspace.
 func TaskEnviron(opts EnvOptions, v TaskVars) []string {
-	var b envBuilder
-	b.build(&opts, 8)
-	b.set(WorkspaceEnv, v.Workspace, true)
-	b.set(TaskEnv, v.ID, true)
-	b.set("npm_lifecycle_event", v.Event, true)
-	b.set("npm_lifecycle_script", v.Script, true)
-	b.set("npm_package_name", v.PackageName, v.PackageName != "")
-	b.set("npm_package_version", v.PackageVersion, v.PackageVersion != "")
-	b.set("npm_package_json", v.PackageJSON, true)
-	b.set("PWD", v.Dir, v.Dir != "")
-	return b.finish()
+	e := buildEnv(opts)
+	e.set(WorkspaceEnv, v.Workspace)
+	e.set(TaskEnv, v.ID)
+	e.set("npm_lifecycle_event", v.Event)
+	e.set("npm_lifecycle_script", v.Script)
+	e.setOrUnset("npm_package_name", v.PackageName)
+	e.setOrUnset("npm_package_version", v.PackageVersion)
+	e.set("npm_package_json", v.PackageJSON)
+	e.setOrUnset("PWD", v.Dir)
+	return e.sorted()
 }
 
 // LookupEnv returns the value of the variable name in env, a list of
 // KEY=VALUE entries, and whether it is there. The last occurrence wins, as
 // it does for a child process. On Windows (goos "windows", or "" on a
-// Windows host) names are compared case-insensitively, by the rule
-// [BuildIsolatedEnv] uses. Entries without '=' or with an empty name are
-// ignored, so an empty name is never found.
+// Windows host) names are compared case-insensitively, by [EnvNameKey].
+// Entries without '=' or with an empty name are ignored, so an empty name is
+// never found.
 func LookupEnv(env []string, name, goos string) (string, bool) {
-	if name == "" {
-		return "", false
-	}
-	fold := envIsWindows(goos)
+	windows := envIsWindows(goos)
+	key := envKey(name, windows)
 	for i := len(env) - 1; i >= 0; i-- {
-		kv := env[i]
-		n := strings.IndexByte(kv, '=')
-		if n <= 0 {
-			continue
-		}
-		if envSameName(kv[:n], name, fold) {
-			return kv[n+1:], true
+		n, v, ok := strings.Cut(env[i], "=")
+		if ok && n != "" && envKey(n, windows) == key {
+			return v, true
 		}
 	}
 	return "", false
+}
+
+// EnvNameKey returns the key under which goos identifies the variable
+// name ("" means runtime.GOOS): elsewhere than on Windows, name itself. On
+// Windows, name with each character upper-cased by [unicode.ToUpper], except
+// that a non-ASCII letter never becomes an ASCII one (Windows does not equate
+// "ı" with "I", "ſ" with "S" nor the Kelvin sign with "K"); a byte of invalid
+// UTF-8 stands for itself and sorts after every character.
+//
+// Two names denote one variable exactly when their keys are equal; a name
+// starts with a prefix under goos's rule exactly when its key starts with
+// the prefix's key; and keys compared byte-wise sort the way CreateProcess
+// expects an environment block (code point order of the upper-cased names).
+func EnvNameKey(name, goos string) string {
+	return envKey(name, envIsWindows(goos))
 }
 
 // envIsWindows reports whether goos selects the Windows naming rules.
@@ -180,552 +184,115 @@ func envIsWindows(goos string) bool {
 	return goos == "windows"
 }
 
-// envListSep returns the PATH list separator of goos.
-func envListSep(windows bool) string {
-	if windows {
-		return ";"
+// envKey is [EnvNameKey] with the naming rule chosen: the one case-folding
+// function of the builder.
+func envKey(name string, windows bool) string {
+	if !windows || !strings.ContainsFunc(name, func(r rune) bool { return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' }) {
+		return name // nothing to fold: most names, kept without copying
 	}
-	return ":"
-}
-
-// EnvNameKey returns the key under which goos identifies the variable
-// name: on Windows its upper-cased form by the rule [BuildIsolatedEnv]
-// applies (a non-ASCII letter never becomes an ASCII one; invalid UTF-8
-// stands for itself), elsewhere name unchanged. Two names denote one
-// variable exactly when their keys are equal, and a name starts with a
-// prefix under goos's rule exactly when its key starts with the prefix's
-// key. "" means runtime.GOOS.
-func EnvNameKey(name, goos string) string {
-	if !envIsWindows(goos) {
-		return name
-	}
-	k, _ := envFoldKey(make([]byte, 0, len(name)), name, math.MaxInt)
-	return string(k)
-}
-
-// envSameName reports whether a and b name the same variable.
-func envSameName(a, b string, fold bool) bool {
-	if !fold {
-		return a == b
-	}
-	return envCompareFold(a, b) == 0
-}
-
-// envCompareFold compares a and b as Windows compares variable names: each
-// rune upper-cased by envUpperRune, in code point order. ASCII takes a fast
-// path.
-func envCompareFold(a, b string) int {
-	i := 0
-	for i < len(a) && i < len(b) {
-		ca, cb := a[i], b[i]
-		if ca|cb < utf8.RuneSelf {
-			if 'a' <= ca && ca <= 'z' {
-				ca -= 'a' - 'A'
-			}
-			if 'a' <= cb && cb <= 'z' {
-				cb -= 'a' - 'A'
-			}
-			if ca != cb {
-				return int(ca) - int(cb)
-			}
-			i++
-			continue
-		}
-		return envCompareFoldSlow(a[i:], b[i:])
-	}
-	return (len(a) - i) - (len(b) - i)
-}
-
-func envCompareFoldSlow(a, b string) int {
-	for a != "" && b != "" {
-		ra, na := envUpperRune(a)
-		rb, nb := envUpperRune(b)
-		if ra != rb {
-			return int(ra) - int(rb)
-		}
-		a, b = a[na:], b[nb:]
-	}
-	return len(a) - len(b)
-}
-
-// envUpperRune decodes the first rune of s and upper-cases it with
-// [unicode.ToUpper], except that a non-ASCII rune never becomes an ASCII one
-// (Windows does not equate "ı" with "I" nor "ſ" with "S"), so only ASCII
-// names match ASCII names. A byte that does not start valid UTF-8 stands for
-// itself: it decodes to a value past the last code point, so no two distinct
-// invalid bytes, nor an invalid byte and a rune, compare equal.
-func envUpperRune(s string) (rune, int) {
-	r, n := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError && n == 1 {
-		return unicode.MaxRune + 1 + rune(s[0]), 1
-	}
-	if u := unicode.ToUpper(r); u >= utf8.RuneSelf || r < utf8.RuneSelf {
-		return u, n
-	}
-	return r, n // ı and ſ do not become I and S
-}
-
-// envFoldKey appends the upper-cased form of name to dst: the key under
-// which Windows names are looked up; two names have the same key exactly
-// when envCompareFold finds them equal. It gives up and returns nil, false
-// once the key grows past max bytes.
-func envFoldKey(dst []byte, name string, max int) ([]byte, bool) {
+	key := make([]byte, 0, len(name))
 	for i := 0; i < len(name); {
-		c := name[i]
-		if c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			dst = append(dst, c)
-			i++
-		} else if r, n := envUpperRune(name[i:]); r > unicode.MaxRune {
-			dst = append(dst, name[i]) // invalid UTF-8 kept as is
-			i++
-		} else {
-			dst = utf8.AppendRune(dst, r)
-			i += n
+		r, n := utf8.DecodeRuneInString(name[i:])
+		switch u := unicode.ToUpper(r); {
+		case r == utf8.RuneError && n == 1:
+			// 0xFF is in no UTF-8 text: the byte keeps its identity
+			// and sorts after every character, as Windows would sort
+			// a code unit past the last code point.
+			key = append(key, 0xFF, name[i])
+		case r >= utf8.RuneSelf && u < utf8.RuneSelf:
+			key = utf8.AppendRune(key, r) // ı, ſ, K stay themselves
+		default:
+			key = utf8.AppendRune(key, u)
 		}
-		if len(dst) > max {
-			return nil, false
-		}
+		i += n
 	}
-	return dst, true
+	return string(key)
 }
 
-// envEssentialIndex maps each essential name (already upper case, so the
-// same under both naming rules) to its index in EssentialEnv. It is built
-// from a private copy so a caller who modifies EssentialEnv changes nothing.
-var (
-	envEssentialNames = slices.Clone(EssentialEnv)
-	envEssentialIndex = func() map[string]int {
-		m := make(map[string]int, len(envEssentialNames))
-		for i, n := range envEssentialNames {
-			m[n] = i
-		}
-		return m
-	}()
-	envEssentialMaxLen = func() int {
-		m := 0
-		for _, n := range envEssentialNames {
-			m = max(m, len(n))
-		}
-		return m
-	}()
-)
-
-// envEssFirst[c] has bit l set when an essential of length l starts with
-// the byte c; envEssByFirst[c] lists those essentials' indexes. They let the
-// source pass reject most names after two loads, without hashing.
-var envEssFirst, envEssByFirst = func() (first [utf8.RuneSelf]uint64, by [utf8.RuneSelf][]uint8) {
-	for i, n := range envEssentialNames {
-		first[n[0]] |= 1 << len(n)
-		by[n[0]] = append(by[n[0]], uint8(i))
+// essentials is the builder's own copy of EssentialEnv, as a set: changing
+// the exported slice changes nothing. The names are upper case, so each is
+// its own key under both naming rules.
+var essentials = func() map[string]bool {
+	m := make(map[string]bool, len(EssentialEnv))
+	for _, name := range EssentialEnv {
+		m[name] = true
 	}
-	return first, by
+	return m
 }()
 
-// envPathSlot is PATH's index in envEssentialNames.
-const envPathSlot = 0
-
-const envNumEssential = 32
-
-// envKV is one result entry: "KEY=VALUE" and the length of KEY.
-type envKV struct {
-	s string
-	n int
+// env is an environment being built: each variable under its key, as the
+// "NAME=value" entry it will be in the result.
+type env struct {
+	windows bool
+	vars    map[string]string
 }
 
-func (e envKV) key() string { return e.s[:e.n] }
+// buildEnv applies the four layers of [BuildIsolatedEnv], one pass each.
+func buildEnv(opts EnvOptions) *env {
+	e := &env{windows: envIsWindows(opts.GOOS), vars: map[string]string{}}
 
-func (e envKV) value() string { return e.s[e.n+1:] }
-
-// envBuilder holds the entries of one environment being built.
-type envBuilder struct {
-	fold bool
-	out  []envKV
-}
-
-// envSlots finds the slot of a name: each essential, then each distinct
-// passThrough name, has one. pos maps a slot to its entry in out, or -1.
-type envSlots struct {
-	fold      bool
-	ptKeys    []string // key of each passThrough slot (upper-cased on Windows)
-	ptMap     map[string]int32
-	ptLenMask uint64    // bit min(len(key), 63) of each passThrough key
-	ptFirst   [4]uint64 // bit b set when a passThrough key starts with byte b
-	ptASCII   bool      // every passThrough key is ASCII
-	maxLen    int       // longest key
-	pos       []int32
-	defStart  int // entries from here on were added by defines
-}
-
-// envLenBit is the bit of a name of length n in a length mask.
-func envLenBit(n int) uint64 { return 1 << min(n, 63) }
-
-// envUpperASCII upper-cases an ASCII letter and returns other bytes as is.
-func envUpperASCII(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
+	// Layers 1 and 2: the essentials and passThrough names that Source has,
+	// the last occurrence winning, spelled as Source spells them.
+	passThrough := make(map[string]bool, len(opts.PassThrough))
+	for _, name := range opts.PassThrough {
+		passThrough[envKey(name, e.windows)] = true
 	}
-	return c
-}
-
-// envEqualUpperASCII reports whether name, upper-cased, is key, an ASCII
-// upper-case key of the same length. A non-ASCII name is never equal.
-func envEqualUpperASCII(name, key string) bool {
-	for i := 0; i < len(key); i++ {
-		if envUpperASCII(name[i]) != key[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// find returns the slot of a name from Source, or -1. Its fast path relies
-// on the keys being ASCII (the essentials always are): then only an ASCII
-// name can match, and its key has its length and its upper-cased first byte.
-func (t *envSlots) find(name string, kbuf *[64]byte) int32 {
-	n := len(name)
-	if t.fold && !t.ptASCII {
-		if n > 4*t.maxLen {
-			return -1 // too long even if every rune shrank
-		}
-		k, ok := envFoldKey(kbuf[:0], name, t.maxLen)
-		if !ok {
-			return -1
-		}
-		return t.slotBytes(k)
-	}
-	if n > t.maxLen {
-		return -1
-	}
-	c := name[0]
-	if t.fold {
-		c = envUpperASCII(c)
-	}
-	if c < utf8.RuneSelf && envEssFirst[c]&envLenBit(n) != 0 {
-		for _, e := range envEssByFirst[c] {
-			k := envEssentialNames[e]
-			if len(k) == n && (name == k || t.fold && envEqualUpperASCII(name, k)) {
-				return int32(e)
-			}
-		}
-	}
-	if t.ptLenMask&envLenBit(n) == 0 {
-		return -1
-	}
-	if t.ptMap == nil {
-		for j, pk := range t.ptKeys {
-			if len(pk) == n && (name == pk || t.fold && envEqualUpperASCII(name, pk)) {
-				return int32(envNumEssential + j)
-			}
-		}
-		return -1
-	}
-	if !t.fold {
-		if s, ok := t.ptMap[name]; ok {
-			return s
-		}
-		return -1
-	}
-	k, ok := envFoldKey(kbuf[:0], name, t.maxLen)
-	if !ok {
-		return -1
-	}
-	if s, ok := t.ptMap[string(k)]; ok {
-		return s
-	}
-	return -1
-}
-
-// slot returns the slot of key (upper-cased on Windows), or -1.
-func (t *envSlots) slot(key string) int32 {
-	if s, ok := envEssentialIndex[key]; ok {
-		return int32(s)
-	}
-	if t.ptMap != nil {
-		if s, ok := t.ptMap[key]; ok {
-			return s
-		}
-		return -1
-	}
-	for j, pk := range t.ptKeys {
-		if pk == key {
-			return int32(envNumEssential + j)
-		}
-	}
-	return -1
-}
-
-// Small passThrough lists are matched by a linear scan; longer ones get a
-// map keyed on the passThrough names (never on the source's names).
-const envPassThroughScanMax = 12
-
-// build applies the four layers of BuildIsolatedEnv to b.out, leaving room
-// for extra more entries.
-func (b *envBuilder) build(opts *EnvOptions, extra int) {
-	fold := envIsWindows(opts.GOOS)
-	b.fold = fold
-	t := envSlots{fold: fold, ptASCII: true, maxLen: envEssentialMaxLen}
-	var posBuf [envNumEssential + envPassThroughScanMax]int32
-	var kbuf [64]byte
-
-	// Slots: essentials first, then each passThrough name that is neither
-	// an essential nor a repeat of an earlier one under the naming rules.
-	nslots := envNumEssential
-	if len(opts.PassThrough) > 0 {
-		t.ptKeys = make([]string, 0, len(opts.PassThrough))
-		if len(opts.PassThrough) > envPassThroughScanMax {
-			t.ptMap = make(map[string]int32, len(opts.PassThrough))
-		}
-		for _, name := range opts.PassThrough {
-			if name == "" {
-				continue
-			}
-			key := name
-			if fold {
-				if k, _ := envFoldKey(kbuf[:0], name, math.MaxInt); string(k) != name {
-					key = string(k)
-				}
-			}
-			if t.slot(key) >= 0 {
-				continue
-			}
-			if t.ptMap != nil {
-				t.ptMap[key] = int32(nslots)
-			}
-			t.ptKeys = append(t.ptKeys, key)
-			nslots++
-			t.maxLen = max(t.maxLen, len(key))
-			t.ptLenMask |= envLenBit(len(key))
-			t.ptFirst[key[0]>>6] |= 1 << (key[0] & 63)
-			for i := 0; i < len(key); i++ {
-				if key[i] >= utf8.RuneSelf {
-					t.ptASCII = false
-				}
-			}
-		}
-	}
-	src := posBuf[:0]
-	if nslots > len(posBuf) {
-		src = make([]int32, 0, nslots)
-	}
-	for range nslots {
-		src = append(src, -1)
-	}
-
-	// One pass over Source: find the slot of each entry's name, if any; a
-	// later occurrence overwrites an earlier one. Only the allowlist and
-	// passThrough names are looked up by key, never the source's names.
-	slow := fold && !t.ptASCII
-	scan := t.maxLen + 1 // a name can match only if '=' is within scan bytes
-	if slow {
-		scan = 4*t.maxLen + 1 // runes may shrink when upper-cased
-	}
-	for i, kv := range opts.Source {
-		if kv == "" {
-			continue
-		}
-		if !slow {
-			// Most names fail here: no key starts with their
-			// first byte (upper-cased on Windows; a non-ASCII one
-			// never matches an ASCII key).
-			c := kv[0]
-			if fold {
-				c = envUpperASCII(c)
-			}
-			if (c >= utf8.RuneSelf || envEssFirst[c] == 0) && t.ptFirst[c>>6]&(1<<(c&63)) == 0 {
-				continue
-			}
-		}
-		n := strings.IndexByte(kv[:min(len(kv), scan)], '=')
-		if n <= 0 {
-			continue // no name, or too long to match
-		}
-		if s := t.find(kv[:n], &kbuf); s >= 0 {
-			src[s] = int32(i)
+	for _, kv := range opts.Source {
+		name, _, ok := strings.Cut(kv, "=")
+		if key := envKey(name, e.windows); ok && name != "" && (essentials[key] || passThrough[key]) {
+			e.vars[key] = kv
 		}
 	}
 
-	// Layers 1 and 2: the entries found, as Source has them. src becomes
-	// pos (slot -> entry in out).
-	found := 0
-	for _, x := range src {
-		if x >= 0 {
-			found++
-		}
-	}
-	b.out = make([]envKV, 0, found+len(opts.Define)+1+extra)
-	for s, x := range src {
-		if x < 0 {
-			continue
-		}
-		kv := opts.Source[x]
-		src[s] = int32(len(b.out))
-		b.out = append(b.out, envKV{s: kv, n: strings.IndexByte(kv, '=')})
-	}
-	t.pos = src
-
-	// Layer 3: defines, in byte-wise order of their names, so that of two
+	// Layer 3: the defines, in byte order of their names, so that of two
 	// spellings of one Windows name the one sorting last wins.
-	if len(opts.Define) > 0 {
-		t.defStart = len(b.out)
-		keys := make([]string, 0, len(opts.Define))
-		for k := range opts.Define {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			b.define(&t, k, opts.Define[k], kbuf[:0])
-		}
+	for _, name := range slices.Sorted(maps.Keys(opts.Define)) {
+		e.set(name, opts.Define[name])
 	}
 
-	// Layer 4: bins in front of PATH.
-	b.prependBins(&t, opts.BinPaths)
+	// Layer 4: the bins in front of PATH, in order, keeping PATH's spelling.
+	var bins []string
+	for _, b := range opts.BinPaths {
+		if b != "" {
+			bins = append(bins, b)
+		}
+	}
+	if len(bins) > 0 {
+		sep := ":"
+		if e.windows {
+			sep = ";"
+		}
+		name, old := "PATH", ""
+		if kv, ok := e.vars["PATH"]; ok {
+			name, old, _ = strings.Cut(kv, "=")
+		}
+		if old != "" {
+			bins = append(bins, old) // never an empty element: it would mean "."
+		}
+		e.set(name, strings.Join(bins, sep))
+	}
+	return e
 }
 
-// slotBytes is slot for a key held in a byte slice.
-func (t *envSlots) slotBytes(key []byte) int32 {
-	if s, ok := envEssentialIndex[string(key)]; ok {
-		return int32(s)
-	}
-	if t.ptMap != nil {
-		if s, ok := t.ptMap[string(key)]; ok {
-			return s
-		}
-		return -1
-	}
-	for j, pk := range t.ptKeys {
-		if pk == string(key) {
-			return int32(envNumEssential + j)
-		}
-	}
-	return -1
+// set sets name to value, replacing the variable whatever its spelling.
+func (e *env) set(name, value string) {
+	e.vars[envKey(name, e.windows)] = name + "=" + value
 }
 
-// define sets name=value over the entries so far.
-func (b *envBuilder) define(t *envSlots, name, value string, kbuf []byte) {
-	key := name
-	if b.fold {
-		k, _ := envFoldKey(kbuf, name, math.MaxInt)
-		key = string(k)
-	}
-	e := envKV{s: name + "=" + value, n: len(name)}
-	if s := t.slot(key); s >= 0 {
-		if p := t.pos[s]; p >= 0 {
-			b.out[p] = e
-			return
-		}
-		t.pos[s] = int32(len(b.out))
-		b.out = append(b.out, e)
+// setOrUnset sets name to value, or removes it when value is "".
+func (e *env) setOrUnset(name, value string) {
+	if value == "" {
+		delete(e.vars, envKey(name, e.windows))
 		return
 	}
-	// Neither an essential nor a passThrough name: it can only collide
-	// with an earlier define spelled differently (Windows).
-	if b.fold {
-		for i := t.defStart; i < len(b.out); i++ {
-			if envSameName(b.out[i].key(), name, true) {
-				b.out[i] = e
-				return
-			}
-		}
-	}
-	b.out = append(b.out, e)
+	e.set(name, value)
 }
 
-// prependBins puts the non-empty bins, in order, in front of PATH.
-func (b *envBuilder) prependBins(t *envSlots, bins []string) {
-	sep := envListSep(b.fold)
-	size, count := 0, 0
-	for _, d := range bins {
-		if d != "" {
-			size += len(d) + len(sep)
-			count++
-		}
+// sorted returns the entries in the order of their keys.
+func (e *env) sorted() []string {
+	out := make([]string, 0, len(e.vars))
+	for _, key := range slices.Sorted(maps.Keys(e.vars)) {
+		out = append(out, e.vars[key])
 	}
-	if count == 0 {
-		return
-	}
-	p := t.pos[envPathSlot]
-	name, old := "PATH", ""
-	if p >= 0 {
-		name, old = b.out[p].key(), b.out[p].value()
-	}
-	var sb strings.Builder
-	sb.Grow(len(name) + 1 + size + len(old))
-	sb.WriteString(name)
-	sb.WriteByte('=')
-	i := 0
-	for _, d := range bins {
-		if d == "" {
-			continue
-		}
-		if i > 0 {
-			sb.WriteString(sep)
-		}
-		sb.WriteString(d)
-		i++
-	}
-	if old != "" {
-		sb.WriteString(sep)
-		sb.WriteString(old)
-	}
-	e := envKV{s: sb.String(), n: len(name)}
-	if p >= 0 {
-		b.out[p] = e
-		return
-	}
-	t.pos[envPathSlot] = int32(len(b.out))
-	b.out = append(b.out, e)
-}
-
-// set replaces any entry named name (under the naming rules) with
-// name=value, or removes it when present is false.
-func (b *envBuilder) set(name, value string, present bool) {
-	for i := range b.out {
-		if envSameName(b.out[i].key(), name, b.fold) {
-			if present {
-				b.out[i] = envKV{s: name + "=" + value, n: len(name)}
-			} else {
-				b.out = slices.Delete(b.out, i, i+1)
-			}
-			return
-		}
-	}
-	if present {
-		b.out = append(b.out, envKV{s: name + "=" + value, n: len(name)})
-	}
-}
-
-// finish sorts the entries by name and returns them as strings.
-func (b *envBuilder) finish() []string {
-	// Sort indexes rather than the entries: moving small integers is
-	// cheaper than moving strings, which costs write barriers.
-	var buf [64]int32
-	idx := buf[:0]
-	if len(b.out) > len(buf) {
-		idx = make([]int32, 0, len(b.out))
-	}
-	for i := range b.out {
-		idx = append(idx, int32(i))
-	}
-	out := b.out
-	if b.fold {
-		slices.SortFunc(idx, func(x, y int32) int {
-			kx, ky := out[x].key(), out[y].key()
-			if c := envCompareFold(kx, ky); c != 0 {
-				return c
-			}
-			return strings.Compare(kx, ky)
-		})
-	} else {
-		slices.SortFunc(idx, func(x, y int32) int {
-			return strings.Compare(out[x].key(), out[y].key())
-		})
-	}
-	res := make([]string, len(idx))
-	for i, x := range idx {
-		res[i] = out[x].s
-	}
-	return res
+	return out
 }

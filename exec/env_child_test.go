@@ -224,7 +224,7 @@ func TestEnvWindowsNameRuleMatchesSystem(t *testing.T) {
 		set, look := p[0], p[1]
 		t.Setenv(set, "v")
 		_, got := os.LookupEnv(look)
-		if want := envSameName(set, look, true); got != want {
+		if want := EnvNameKey(set, "windows") == EnvNameKey(look, "windows"); got != want {
 			t.Errorf("with %q set, the system finds %q: %v; the builder's rule says %v", set, look, got, want)
 		}
 		os.Unsetenv(set)

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"unicode"
@@ -57,52 +56,103 @@ func envModelCanon(name string, fold bool) string {
 
 type envModelVar struct{ name, value string }
 
-// envModel computes BuildIsolatedEnv's result the slow, obvious way: one map
-// keyed on canonical names, the layers applied one after the other.
+// envModelRunes is the documented sort rule written plainly: on Windows the
+// canonical name's characters, a byte of invalid UTF-8 counting as a
+// character past the last code point; elsewhere the bytes.
+func envModelRunes(name string, fold bool) []rune {
+	var rs []rune
+	if !fold {
+		for i := 0; i < len(name); i++ {
+			rs = append(rs, rune(name[i]))
+		}
+		return rs
+	}
+	c := envModelCanon(name, true)
+	for i := 0; i < len(c); {
+		r, n := utf8.DecodeRuneInString(c[i:])
+		if r == utf8.RuneError && n == 1 {
+			r = unicode.MaxRune + 1 + rune(c[i])
+		}
+		rs = append(rs, r)
+		i += n
+	}
+	return rs
+}
+
+// envModelCompare orders two names as the result must be ordered.
+func envModelCompare(a, b string, fold bool) int {
+	return slices.Compare(envModelRunes(a, fold), envModelRunes(b, fold))
+}
+
+// envModel states what BuildIsolatedEnv's result must be, name by name,
+// without building it in layers: for each variable that some layer could
+// set, the highest layer that sets it decides. It shares no code with the
+// builder.
 func envModel(opts EnvOptions, fold bool) map[string]envModelVar {
-	canon := func(s string) string { return envModelCanon(s, fold) }
-	vars := map[string]envModelVar{}
-	wanted := map[string]bool{}
-	for _, n := range slices.Concat(EssentialEnv, opts.PassThrough) {
-		if n != "" {
-			wanted[canon(n)] = true
+	same := func(a, b string) bool { return envModelCanon(a, fold) == envModelCanon(b, fold) }
+	// What Source says of a name the allowlist or passThrough holds: its
+	// last entry of that name, as Source spells it.
+	fromSource := func(name string) (envModelVar, bool) {
+		listed := slices.ContainsFunc(EssentialEnv, func(n string) bool { return same(n, name) }) ||
+			slices.ContainsFunc(opts.PassThrough, func(n string) bool { return n != "" && same(n, name) })
+		for i := len(opts.Source) - 1; listed && i >= 0; i-- {
+			n, v, ok := strings.Cut(opts.Source[i], "=")
+			if ok && n != "" && same(n, name) {
+				return envModelVar{n, v}, true
+			}
 		}
+		return envModelVar{}, false
 	}
-	for _, kv := range opts.Source { // last occurrence wins
-		name, value, ok := strings.Cut(kv, "=")
-		if ok && name != "" && wanted[canon(name)] {
-			vars[canon(name)] = envModelVar{name, value}
+	// What Define says: of the keys naming it, the one sorting last.
+	fromDefine := func(name string) (envModelVar, bool) {
+		var best envModelVar
+		found := false
+		for k, v := range opts.Define {
+			if same(k, name) && (!found || k > best.name) {
+				best, found = envModelVar{k, v}, true
+			}
 		}
+		return best, found
 	}
-	keys := make([]string, 0, len(opts.Define))
+	var candidates []string
+	for _, kv := range opts.Source {
+		n, _, _ := strings.Cut(kv, "=")
+		candidates = append(candidates, n)
+	}
 	for k := range opts.Define {
-		keys = append(keys, k)
+		candidates = append(candidates, k)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		vars[canon(k)] = envModelVar{k, opts.Define[k]}
-	}
+	candidates = append(candidates, "PATH")
 	var bins []string
 	for _, b := range opts.BinPaths {
 		if b != "" {
 			bins = append(bins, b)
 		}
 	}
-	if len(bins) > 0 {
-		sep := ":"
-		if fold {
-			sep = ";"
-		}
-		p, ok := vars[canon("PATH")]
+	sep := ":"
+	if fold {
+		sep = ";"
+	}
+	vars := map[string]envModelVar{}
+	for _, c := range candidates {
+		v, ok := fromDefine(c)
 		if !ok {
-			p.name = "PATH"
+			v, ok = fromSource(c)
 		}
-		if p.value == "" {
-			p.value = strings.Join(bins, sep)
-		} else {
-			p.value = strings.Join(bins, sep) + sep + p.value
+		if same(c, "PATH") && len(bins) > 0 {
+			if !ok {
+				v = envModelVar{"PATH", ""}
+			}
+			if v.value == "" {
+				v.value = strings.Join(bins, sep)
+			} else {
+				v.value = strings.Join(bins, sep) + sep + v.value
+			}
+			ok = true
 		}
-		vars[canon("PATH")] = p
+		if ok {
+			vars[envModelCanon(c, fold)] = v
+		}
 	}
 	return vars
 }
@@ -114,11 +164,7 @@ func envCheckSorted(t *testing.T, env []string, fold bool) {
 	for i := 1; i < len(env); i++ {
 		a, _, _ := strings.Cut(env[i-1], "=")
 		b, _, _ := strings.Cut(env[i], "=")
-		c := strings.Compare(a, b)
-		if fold {
-			c = envCompareFold(a, b)
-		}
-		if c >= 0 {
+		if envModelCompare(a, b, fold) >= 0 {
 			t.Fatalf("entries %d and %d out of order or repeated: %q, %q", i-1, i, env[i-1], env[i])
 		}
 	}
@@ -215,19 +261,15 @@ func envModelSort(env []string, fold bool) []string {
 	slices.SortFunc(env, func(a, b string) int {
 		ka, _, _ := strings.Cut(a, "=")
 		kb, _, _ := strings.Cut(b, "=")
-		if fold {
-			if c := envCompareFold(ka, kb); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(ka, kb)
+		return envModelCompare(ka, kb, fold)
 	})
 	return env
 }
 
-// FuzzEnvNameFold checks that the three forms of the Windows naming rule
-// agree: the lookup key, the comparison, and the plain model.
-func FuzzEnvNameFold(f *testing.F) {
+// FuzzEnvNameKey checks EnvNameKey against the plain statement of the
+// Windows naming rule: equal keys for one variable, keys in the documented
+// order otherwise, and a prefix's key a prefix of the name's key.
+func FuzzEnvNameKey(f *testing.F) {
 	for _, p := range [][2]string{
 		{"Path", "PATH"}, {"windir", "WINDIR"}, {"été", "ÉTÉ"}, {"ı", "I"}, {"ſ", "s"},
 		{"\xc3", "Ã"}, {"a\xff", "A\xff"}, {"PATH_X", "PATHEXT"}, {"ᲀ", "В"}, {"", "x"},
@@ -235,19 +277,18 @@ func FuzzEnvNameFold(f *testing.F) {
 		f.Add(p[0], p[1])
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		ka, _ := envFoldKey(nil, a, len(a)*4+4)
-		kb, _ := envFoldKey(nil, b, len(b)*4+4)
-		keyEq := string(ka) == string(kb)
-		modelEq := envModelCanon(a, true) == envModelCanon(b, true)
-		c, back := envCompareFold(a, b), envCompareFold(b, a)
-		if keyEq != modelEq || (c == 0) != modelEq {
-			t.Errorf("%q vs %q: key equal %v, model equal %v, envCompareFold %d", a, b, keyEq, modelEq, c)
+		ka, kb := EnvNameKey(a, "windows"), EnvNameKey(b, "windows")
+		if got, want := strings.Compare(ka, kb), envModelCompare(a, b, true); got != want {
+			t.Errorf("%q vs %q: keys %q, %q compare %d, the rule says %d", a, b, ka, kb, got, want)
 		}
-		if envSign(c) != -envSign(back) {
-			t.Errorf("envCompareFold(%q, %q) = %d but envCompareFold(%q, %q) = %d", a, b, c, b, a, back)
+		if (ka == kb) != (envModelCanon(a, true) == envModelCanon(b, true)) {
+			t.Errorf("%q vs %q: keys equal %v, rule disagrees", a, b, ka == kb)
 		}
-		if string(ka) != envModelCanon(a, true) {
-			t.Errorf("envFoldKey(%q) = %q, model %q", a, ka, envModelCanon(a, true))
+		if strings.HasPrefix(envModelCanon(a, true), envModelCanon(b, true)) && utf8.ValidString(b) && !strings.HasPrefix(ka, kb) {
+			t.Errorf("%q starts with %q under the rule, but key %q does not start with %q", a, b, ka, kb)
+		}
+		if EnvNameKey(a, "linux") != a {
+			t.Errorf("EnvNameKey(%q, linux) = %q", a, EnvNameKey(a, "linux"))
 		}
 	})
 }
