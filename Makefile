@@ -1,7 +1,10 @@
 GO ?= go
+# The version stamped into release binaries and npm packages (semver, no leading v):
+# the newest v* tag (git describe), else 0.1.0-dev. `make npm VERSION=1.2.3` overrides it.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null | sed 's/^v//' | grep . || echo 0.1.0-dev)
 PKGS := ./...
 
-.PHONY: all test race vet fmt-check cross bench wine-test build
+.PHONY: all test race vet fmt-check cross bench wine-test build npm dist
 
 all: fmt-check vet test
 
@@ -34,3 +37,11 @@ wine-test:
 
 bench:
 	./bench/run.sh
+
+# npm packages under dist/npm/: @vxrun/vx and one package per platform, each unpacked and as a .tgz (docs/install.md).
+npm:
+	$(GO) run ./internal/release/mkdist -version $(VERSION) -out dist npm
+
+# Release archives under dist/archives/: vx_<version>_<os>_<arch>.tar.gz (.zip for Windows) and checksums.txt.
+dist:
+	$(GO) run ./internal/release/mkdist -version $(VERSION) -out dist archives

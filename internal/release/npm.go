@@ -1,0 +1,123 @@
+package release
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed npm/README.md npm/install.js npm/bin/vx npm/platform-README.md
+var npmFiles embed.FS
+
+// File is one file of a package or archive: its path inside it, its
+// content, and whether it is executable.
+type File struct {
+	Name string
+	Data []byte
+	Exec bool
+}
+
+// NPMPackage is one npm package, ready to pack.
+type NPMPackage struct {
+	Name, Version string
+	Files         []File // package.json first
+}
+
+// Tarball is the file name npm pack gives the package: "@vxrun/vx" at 1.2.3
+// is "vxrun-vx-1.2.3.tgz".
+func (p NPMPackage) Tarball() string {
+	return strings.NewReplacer("@", "", "/", "-").Replace(p.Name) + "-" + p.Version + ".tgz"
+}
+
+// MainNPMPackage is @vxrun/vx at version: the launcher, the postinstall
+// speed-up and one optional dependency per target, all at the same version.
+func MainNPMPackage(version string) (NPMPackage, error) {
+	opt := map[string]string{}
+	for _, t := range Targets {
+		opt[t.Package()] = version
+	}
+	manifest := map[string]any{
+		"name":                 MainPackage,
+		"version":              version,
+		"description":          "A fast task runner for JavaScript and TypeScript monorepos, each task in an isolated environment",
+		"keywords":             []string{"monorepo", "task runner", "workspaces", "build"},
+		"repository":           map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
+		"bin":                  map[string]string{"vx": "bin/vx"},
+		"scripts":              map[string]string{"postinstall": "node install.js"},
+		"optionalDependencies": opt,
+		"engines":              map[string]string{"node": ">=16"},
+		"preferUnplugged":      true,
+	}
+	files := []File{{Name: "package.json"}}
+	for _, f := range []struct {
+		src  string
+		exec bool
+	}{{"npm/README.md", false}, {"npm/install.js", false}, {"npm/bin/vx", true}} {
+		data, err := npmFiles.ReadFile(f.src)
+		if err != nil {
+			return NPMPackage{}, err
+		}
+		files = append(files, File{Name: strings.TrimPrefix(f.src, "npm/"), Data: data, Exec: f.exec})
+	}
+	return withManifest(NPMPackage{Name: MainPackage, Version: version, Files: files}, manifest)
+}
+
+// PlatformNPMPackage is the package that holds t's binary, read from
+// binary. npm, pnpm, yarn and bun install it only where os and cpu match.
+func PlatformNPMPackage(version string, t Target, binary string) (NPMPackage, error) {
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		return NPMPackage{}, fmt.Errorf("release: %w", err)
+	}
+	if err := CheckBinary(strings.NewReader(string(data)), t.GOOS, t.GOARCH); err != nil {
+		return NPMPackage{}, fmt.Errorf("release: %q for %s: %w", binary, t.Package(), err)
+	}
+	readme, err := npmFiles.ReadFile("npm/platform-README.md")
+	if err != nil {
+		return NPMPackage{}, err
+	}
+	readme = []byte(strings.NewReplacer("{{name}}", t.Package(), "{{os}}", t.OS, "{{cpu}}", t.CPU).Replace(string(readme)))
+	manifest := map[string]any{
+		"name":            t.Package(),
+		"version":         version,
+		"description":     fmt.Sprintf("The %s-%s binary of vx (install @vxrun/vx instead)", t.OS, t.CPU),
+		"repository":      map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
+		"os":              []string{t.OS},
+		"cpu":             []string{t.CPU},
+		"preferUnplugged": true,
+	}
+	files := []File{{Name: "package.json"}, {Name: "README.md", Data: readme}, {Name: "bin/" + t.Exe(), Data: data, Exec: true}}
+	return withManifest(NPMPackage{Name: t.Package(), Version: version, Files: files}, manifest)
+}
+
+func withManifest(p NPMPackage, manifest map[string]any) (NPMPackage, error) {
+	data, err := json.MarshalIndent(manifest, "", "  ")
+	if err != nil {
+		return NPMPackage{}, err
+	}
+	p.Files[0].Data = append(data, '\n')
+	return p, nil
+}
+
+// WriteNPMPackage writes p unpacked under dir/<name> and packed as
+// dir/<tarball>, and returns the tarball's path.
+func WriteNPMPackage(dir string, p NPMPackage) (string, error) {
+	unpacked := filepath.Join(dir, filepath.FromSlash(p.Name))
+	if err := os.RemoveAll(unpacked); err != nil {
+		return "", fmt.Errorf("release: %w", err)
+	}
+	for _, f := range p.Files {
+		path := filepath.Join(unpacked, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", fmt.Errorf("release: %w", err)
+		}
+		if err := os.WriteFile(path, f.Data, fileMode(f)); err != nil {
+			return "", fmt.Errorf("release: %w", err)
+		}
+	}
+	tgz := filepath.Join(dir, p.Tarball())
+	return tgz, writeFileAtomic(tgz, func(w *os.File) error { return writeTarGz(w, "package/", p.Files) })
+}
