@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -103,7 +104,7 @@ func dispatch(p *Process) (int, error) {
 	c := findCommand(args[0])
 	if c == nil {
 		if strings.HasPrefix(args[0], "-") {
-			return ExitUsage, usagef("unknown flag %q before the command; try vx run <task> %s", args[0], args[0])
+			return ExitUsage, usagef("unknown flag %q before the command; try vx run <task> %s", args[0], quote.Name(args[0]))
 		}
 		return ExitUsage, usagef("unknown command %q; commands: %s (vx --help for more)", args[0], commandNames())
 	}
@@ -301,15 +302,22 @@ func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
 			Tasks []planTask `json:"tasks"`
 		}{tasks})
 	}
+	names := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = quote.Name(s)
+		}
+		return out
+	}
 	for i, t := range tasks {
-		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s\n", i+1, t.ID, t.Dir, t.Command)
+		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s\n", i+1, quote.Name(t.ID), quote.Name(t.Dir), quote.Name(t.Command))
 		if t.Persistent {
 			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
 		}
 		if len(t.DependsOn) > 0 {
-			fmt.Fprintf(w, "   after:   %s\n", strings.Join(t.DependsOn, ", "))
+			fmt.Fprintf(w, "   after:   %s\n", strings.Join(names(t.DependsOn), ", "))
 		}
-		fmt.Fprintf(w, "   env:     %s\n", strings.Join(t.Env, " "))
+		fmt.Fprintf(w, "   env:     %s\n", strings.Join(names(t.Env), " "))
 		if t.Error != "" {
 			fmt.Fprintf(w, "   error:   %s\n", t.Error)
 		} else {
@@ -416,10 +424,11 @@ func runLs(p *Process, a *parsed) (int, error) {
 	}
 	width := 0
 	for _, l := range list {
-		width = max(width, len(l.Name))
+		width = max(width, quote.Width(quote.Name(l.Name)))
 	}
 	for _, l := range list {
-		fmt.Fprintf(p.Stdout, "%-*s  %s\n", width, l.Name, l.Path)
+		name := quote.Name(l.Name)
+		fmt.Fprintf(p.Stdout, "%s%s  %s\n", name, strings.Repeat(" ", width-quote.Width(name)), quote.Name(l.Path))
 	}
 	return ExitOK, nil
 }

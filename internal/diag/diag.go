@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // Error is a problem at a place in a file.
@@ -26,12 +26,13 @@ type Error struct {
 }
 
 // Error returns "path:line:col: msg: err; suggest", leaving out the parts
-// that are zero. A path holding a character that is not printable (a control
-// character, invalid UTF-8) or a ':' is quoted with Go escapes, so that
-// nothing invisible reaches the terminal and the position stays readable.
+// that are zero. The path is shown by quote.Name: quoted with Go escapes
+// when it holds a character that is not printable (a control character,
+// invalid UTF-8) or a double quote, so that nothing invisible reaches the
+// terminal.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(quote(e.Path))
+	b.WriteString(quote.Name(e.Path))
 	if e.Line > 0 {
 		b.WriteString(":" + strconv.Itoa(e.Line))
 		if e.Col > 0 {
@@ -65,13 +66,4 @@ func Message(err error, dir string) string {
 		short.Path = rel
 	}
 	return short.Error()
-}
-
-func quote(p string) string {
-	for _, r := range p {
-		if r == '"' || r == utf8.RuneError || !unicode.IsPrint(r) {
-			return strconv.Quote(p)
-		}
-	}
-	return p
 }

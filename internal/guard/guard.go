@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // NestedError is returned by [Check] when vx run is started inside a task of
@@ -25,19 +24,7 @@ func (e *NestedError) Error() string {
 	}
 	return fmt.Sprintf("refusing to run inside %s of the same workspace %s; "+
 		"a script that calls vx run on its own workspace would recurse: "+
-		`declare the task in "dependsOn" in vx.json instead`, task, quotePath(e.Workspace))
-}
-
-// quotePath puts a path in double quotes. Paths made of printable characters
-// are quoted as they are, so that a Windows path keeps single backslashes;
-// others are quoted with Go escapes so nothing invisible reaches the terminal.
-func quotePath(p string) string {
-	for _, r := range p {
-		if r == '"' || r == utf8.RuneError || !unicode.IsPrint(r) {
-			return strconv.Quote(p)
-		}
-	}
-	return `"` + p + `"`
+		`declare the task in "dependsOn" in vx.json instead`, task, quote.Q(e.Workspace))
 }
 
 // Check reports whether this vx run is nested inside a task of the same

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -103,8 +104,9 @@ type TaskRun struct {
 }
 
 // Code returns the exit code vx should end with: 128+signal after an
-// interrupt, the task's own code when the run had exactly one task, 1 when
-// any task failed, else 0.
+// interrupt, the task's own code when the run had exactly one task (1 when
+// that task exited 0 but failed all the same: its output could not be
+// written, or waiting for it failed), 1 when any task failed, else 0.
 func (o Outcome) Code() int {
 	switch {
 	case o.Signal != nil:
@@ -112,7 +114,7 @@ func (o Outcome) Code() int {
 			return 128 + int(s)
 		}
 		return 130
-	case o.Total == 1 && o.Started == 1:
+	case o.Total == 1 && o.Started == 1 && o.ExitCode > 0:
 		return o.ExitCode
 	case len(o.Failed) > 0:
 		return 1
@@ -139,12 +141,12 @@ func Execute(g *Graph, opts Options) Outcome {
 		opts.Concurrency = 1
 	}
 	single := len(g.Nodes) == 1
-	stdout := &lockedWriter{w: opts.Stdout}
-	stderr := &lockedWriter{w: opts.Stderr}
-	width := 0
-	for _, n := range g.Nodes {
-		width = max(width, len(n.ID))
+	stdout, stderr := newOutput(opts.Stdout, opts.Stderr)
+	ids := make([]string, len(g.Nodes))
+	for i, n := range g.Nodes {
+		ids[i] = n.ID
 	}
+	width := prefixWidth(ids)
 
 	pending := make([]int, len(g.Nodes)) // unfinished dependencies
 	dependents := make([][]*Node, len(g.Nodes))
@@ -293,9 +295,9 @@ func Execute(g *Graph, opts Options) Outcome {
 			} else {
 				out.Failed = append(out.Failed, r.n.ID)
 				if r.err != nil {
-					fmt.Fprintf(stderr, "vx: %s: %v\n", r.n.ID, r.err)
+					fmt.Fprintf(stderr, "vx: %s: %v\n", quote.Name(r.n.ID), r.err)
 				} else if !single && out.Signal == nil {
-					fmt.Fprintf(stderr, "vx: %s failed: %s\n", r.n.ID, describe(r.res))
+					fmt.Fprintf(stderr, "vx: %s failed: %s\n", quote.Name(r.n.ID), describe(r.res))
 				}
 				if !opts.Continue {
 					stopping = true
@@ -391,7 +393,11 @@ func summary(o Outcome, color bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "vx: %d %s: %d succeeded", o.Total, plural(o.Total, "task", "tasks"), o.Succeeded)
 	if len(o.Failed) > 0 {
-		fail := fmt.Sprintf("%d failed (%s)", len(o.Failed), strings.Join(o.Failed, ", "))
+		shown := make([]string, len(o.Failed))
+		for i, id := range o.Failed {
+			shown[i] = quote.Name(id)
+		}
+		fail := fmt.Sprintf("%d failed (%s)", len(o.Failed), strings.Join(shown, ", "))
 		if color {
 			fail = "\x1b[1;31m" + fail + colorReset
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,5 +175,73 @@ func TestExecuteFailure(t *testing.T) {
 				t.Errorf("tasks started mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestExecuteStdoutStderrSamePipe: with stdout and stderr on one pipe
+// (vx run x 2>&1 | cat), one task printing 8,000-byte lines on stdout and
+// another short lines on stderr, every line arrives whole.
+func TestExecuteStdoutStderrSamePipe(t *testing.T) {
+	ws := testWorkspace(t, "root::", "long::x", "short::x")
+	dir := t.TempDir()
+	long := strings.Repeat("L", 8000)
+	for _, p := range ws.Projects {
+		p.Dir = dir
+	}
+	ws.Projects[1].Scripts["x"] = fmt.Sprintf("i=0; while [ $i -lt 200 ]; do echo %s; i=$((i+1)); done", long)
+	ws.Projects[2].Scripts["x"] = "i=0; while [ $i -lt 200 ]; do echo s$i >&2; sleep 0.002; i=$((i+1)); done"
+	g, err := Plan(ws, mustConfig(t, `{}`), Selection{Tasks: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Dup(int(w.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := os.NewFile(uintptr(fd), "stderr")
+	got := make(chan string)
+	go func() {
+		// A slow reader keeps the pipe full, so a long write blocks midway.
+		var all bytes.Buffer
+		buf := make([]byte, 1024)
+		for {
+			n, err := r.Read(buf)
+			all.Write(buf[:n])
+			if err != nil {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		got <- all.String()
+	}()
+	o := Execute(g, Options{Concurrency: 2, Stdout: w, Stderr: w2,
+		Env: func(*Node) []string { return []string{"PATH=" + os.Getenv("PATH")} }})
+	w.Close()
+	w2.Close()
+	out := <-got
+	if o.Code() != 0 {
+		t.Fatalf("Code() = %d, output:\n%.2000s", o.Code(), out)
+	}
+	bad, longs, shorts := 0, 0, 0
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		switch {
+		case line == "long#x  | "+long:
+			longs++
+		case strings.HasPrefix(line, "short#x | s") && len(line) < 20:
+			shorts++
+		case strings.HasPrefix(line, "vx: 2 tasks"):
+		default:
+			bad++
+			if bad <= 3 {
+				t.Errorf("damaged line: %.60q...%q", line, line[max(0, len(line)-30):])
+			}
+		}
+	}
+	if bad > 0 || longs != 200 || shorts != 200 {
+		t.Errorf("%d damaged lines; %d long and %d short whole lines, want 200 each", bad, longs, shorts)
 	}
 }

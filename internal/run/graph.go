@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -178,9 +179,9 @@ func (p *planner) cycle(n *Node) error {
 	}
 	ids := make([]string, 0, len(p.stack)-start+1)
 	for _, s := range p.stack[start:] {
-		ids = append(ids, s.ID)
+		ids = append(ids, quote.Name(s.ID))
 	}
-	ids = append(ids, n.ID)
+	ids = append(ids, quote.Name(n.ID))
 	return fmt.Errorf("dependsOn has a cycle: %s; remove one of these dependencies in vx.json", strings.Join(ids, " -> "))
 }
 

@@ -3,33 +3,108 @@ package run
 import (
 	"bytes"
 	"io"
+	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/vxrun/vx/internal/quote"
 )
 
-// lockedWriter serialises writes to one destination so that each Write of
-// a whole line reaches it in one piece, never interleaved with another's.
+// output is vx's output during a run of several tasks: stdout and stderr,
+// behind one lock. They share it because they very often reach the same
+// pipe or terminal (vx run build 2>&1 | tee log): with a lock each, a long
+// line on one and a short line on the other interleave, since writes of more
+// than PIPE_BUF bytes to a pipe are not atomic.
+//
+// It also remembers when the last line written ended with a bare carriage
+// return (a progress bar): the terminal's cursor is then at the start of that
+// line, and the next line from anyone else would overwrite it in place, so
+// a newline is written first.
+type output struct {
+	mu     sync.Mutex
+	crDst  io.Writer // where the last write ended with a bare \r; nil when none did
+	crFrom any       // who wrote it
+}
+
+// newOutput returns the two destinations of a run's output, which share one
+// lock. Every write to either is one whole line (or, from vx itself, whole
+// lines).
+func newOutput(stdout, stderr io.Writer) (*lockedWriter, *lockedWriter) {
+	o := &output{}
+	return &lockedWriter{o: o, w: stdout}, &lockedWriter{o: o, w: stderr}
+}
+
+// lockedWriter is one destination of an [output]. Its Write is for vx's own
+// messages; task output goes through a [prefixWriter].
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	o *output
+	w io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return l.write(nil, p)
 }
 
+// write writes p for from (nil: vx itself) under the lock.
+func (l *lockedWriter) write(from any, p []byte) (int, error) {
+	o := l.o
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.crDst != nil && o.crFrom != from {
+		o.crDst.Write([]byte{'\n'})
+		o.crDst = nil
+	}
+	n, err := l.w.Write(p)
+	if len(p) > 0 && p[len(p)-1] == '\r' {
+		o.crDst, o.crFrom = l.w, from
+	} else if o.crFrom == from {
+		o.crDst = nil
+	}
+	return n, err
+}
+
+// endCR ends, with a newline, the line from wrote last when it ended with a
+// bare \r and nobody has written since; it reports whether it did. (A
+// "\r\n" split between two writes of a task.)
+func (l *lockedWriter) endCR(from any) (bool, error) {
+	o := l.o
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.crDst == nil || o.crFrom != from {
+		return false, nil
+	}
+	_, err := o.crDst.Write([]byte{'\n'})
+	o.crDst = nil
+	return true, err
+}
+
+// maxLine is the longest piece of a line a prefixWriter holds. A longer line
+// is written in pieces of at most this many bytes, each on its own output
+// line; every piece after the first is marked as continued. It bounds vx's
+// memory whatever a task prints.
+const maxLine = 64 << 10
+
 // prefixWriter prefixes every line written to it and passes whole lines on
-// to dst, one Write per line. A last line without a newline is held until
-// Close, which ends it with one.
+// to dst, one write per line. A line ends at "\n", "\r\n" or a bare "\r"
+// (which a progress bar uses to redraw its line: the prefix is written again
+// before each redraw). A line longer than [maxLine] is cut, at a character
+// boundary where it can be; the next piece starts with the continuation
+// prefix (the prefix with its last '|' replaced by '+'). A last line
+// without an end is held until Close, which ends it with a newline.
 type prefixWriter struct {
-	dst    *lockedWriter
-	prefix []byte
-	buf    []byte // the prefix, then the current incomplete line
+	dst          *lockedWriter
+	prefix, cont []byte
+	buf          []byte // the prefix (or cont), then the current incomplete line
+	plen         int    // length of the prefix at the head of buf
+	afterCR      bool   // the last line written ended with a bare \r, and nothing has come since
 }
 
 func newPrefixWriter(dst *lockedWriter, prefix string) *prefixWriter {
-	w := &prefixWriter{dst: dst, prefix: []byte(prefix)}
+	cont := prefix
+	if i := strings.LastIndexByte(prefix, '|'); i >= 0 {
+		cont = prefix[:i] + "+" + prefix[i+1:]
+	}
+	w := &prefixWriter{dst: dst, prefix: []byte(prefix), cont: []byte(cont), plen: len(prefix)}
 	w.buf = append(make([]byte, 0, len(prefix)+256), prefix...)
 	return w
 }
@@ -37,33 +112,93 @@ func newPrefixWriter(dst *lockedWriter, prefix string) *prefixWriter {
 func (w *prefixWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
+		room := maxLine - (len(w.buf) - w.plen)
+		chunk := p[:min(len(p), room)]
+		i := bytes.IndexAny(chunk, "\r\n")
 		if i < 0 {
-			w.buf = append(w.buf, p...)
-			break
+			w.afterCR = false
+			w.buf = append(w.buf, chunk...)
+			p = p[len(chunk):]
+			if len(w.buf)-w.plen >= maxLine {
+				if err := w.cut(); err != nil {
+					return n - len(p), err
+				}
+			}
+			continue
 		}
-		w.buf = append(w.buf, p[:i+1]...)
-		p = p[i+1:]
-		if err := w.flush(); err != nil {
+		end, bare := i+1, p[i] == '\r'
+		if bare && i+1 < len(p) && p[i+1] == '\n' {
+			end, bare = i+2, false
+		}
+		if i == 0 && len(w.buf) == w.plen && (bare || w.afterCR) {
+			// An empty line. Ended by a bare \r, it shows nothing: drop
+			// it. Ended by a newline right after a line ended by a bare
+			// \r ("10%\r\n", perhaps split between two writes), it ends
+			// that line, unless a line from someone else has already.
+			p = p[end:]
+			if !bare {
+				w.afterCR = false
+				if _, err := w.dst.endCR(w); err != nil {
+					return n - len(p), err
+				}
+			}
+			continue
+		}
+		w.buf = append(w.buf, p[:end]...)
+		p = p[end:]
+		if err := w.flush(false); err != nil {
 			return n - len(p), err
 		}
+		w.afterCR = bare
 	}
 	return n, nil
 }
 
-func (w *prefixWriter) flush() error {
-	_, err := w.dst.Write(w.buf)
-	w.buf = append(w.buf[:0], w.prefix...)
+// cut writes out a line that reached maxLine without an end, keeping a
+// character split by the cut for the next piece.
+func (w *prefixWriter) cut() error {
+	line := w.buf[w.plen:]
+	keep := 0
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(line); k++ {
+		c := line[len(line)-k]
+		if c < utf8.RuneSelf {
+			break
+		}
+		if utf8.RuneStart(c) {
+			if r, _ := utf8.DecodeRune(line[len(line)-k:]); r == utf8.RuneError {
+				keep = k // an incomplete character: carry it over
+			}
+			break
+		}
+	}
+	var carry [utf8.UTFMax]byte
+	nc := copy(carry[:], line[len(line)-keep:])
+	w.buf = append(w.buf[:len(w.buf)-keep], '\n')
+	err := w.flush(true)
+	w.buf = append(w.buf, carry[:nc]...)
+	return err
+}
+
+// flush writes buf as one line and starts the next one, with the
+// continuation prefix when cont is set.
+func (w *prefixWriter) flush(cont bool) error {
+	_, err := w.dst.write(w, w.buf)
+	next := w.prefix
+	if cont {
+		next = w.cont
+	}
+	w.buf = append(w.buf[:0], next...)
+	w.plen = len(next)
 	return err
 }
 
 // Close writes out a pending partial line, ending it with a newline.
 func (w *prefixWriter) Close() error {
-	if len(w.buf) == len(w.prefix) {
+	if len(w.buf) == w.plen {
 		return nil
 	}
 	w.buf = append(w.buf, '\n')
-	return w.flush()
+	return w.flush(false)
 }
 
 // ANSI colours for task prefixes, chosen to read on dark and light
@@ -72,16 +207,25 @@ var prefixColors = []string{"\x1b[36m", "\x1b[33m", "\x1b[32m", "\x1b[35m", "\x1
 
 const colorReset = "\x1b[0m"
 
-// taskPrefix returns the prefix of task number i whose id is padded to
-// width, coloured when color is set.
+// taskPrefix returns the prefix of task number i: its id as vx shows names
+// ([quote.Name]), padded with spaces to width terminal columns, then " | ";
+// coloured when color is set.
 func taskPrefix(id string, width, i int, color bool) string {
-	pad := width - len(id)
-	if pad < 0 {
-		pad = 0
-	}
-	s := id + string(bytes.Repeat([]byte{' '}, pad)) + " | "
+	shown := quote.Name(id)
+	pad := max(0, width-quote.Width(shown))
+	s := shown + strings.Repeat(" ", pad) + " | "
 	if color {
 		return prefixColors[i%len(prefixColors)] + s + colorReset
 	}
 	return s
+}
+
+// prefixWidth is the width, in terminal columns, that the prefixes of ids
+// are padded to.
+func prefixWidth(ids []string) int {
+	width := 0
+	for _, id := range ids {
+		width = max(width, quote.Width(quote.Name(id)))
+	}
+	return width
 }

@@ -6,7 +6,10 @@ import (
 	"math/rand"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -23,11 +26,17 @@ func TestPrefixWriter(t *testing.T) {
 		{"empty lines kept", []string{"\n\n"}, "p \np \n"},
 		{"nothing", nil, ""},
 		{"crlf kept", []string{"a\r\n"}, "p a\r\n"},
+		{"crlf split between writes", []string{"a\r", "\nb\n"}, "p a\r\np b\n"},
+		{"bare cr ends a line", []string{"10%\r20%\r30%\n"}, "p 10%\rp 20%\rp 30%\n"},
+		{"progress bar redraws", []string{"\r10%", "\r20%", "\r100%\n"}, "p 10%\rp 20%\rp 100%\n"},
+		{"empty cr lines dropped", []string{"\r\r\rx\r\r\n"}, "p x\r\n"},
+		{"cr then close", []string{"x\r"}, "p x\r"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			w := newPrefixWriter(&lockedWriter{w: &buf}, "p ")
+			stdout, _ := newOutput(&buf, &buf)
+			w := newPrefixWriter(stdout, "p ")
 			for _, s := range tt.writes {
 				if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", s, n, err)
@@ -54,7 +63,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 func TestPrefixWriterConcurrentWholeLines(t *testing.T) {
 	dst := &countingWriter{}
-	locked := &lockedWriter{w: dst}
+	locked, _ := newOutput(dst, dst)
 	const writers, lines = 8, 500
 	var wg sync.WaitGroup
 	for i := range writers {
@@ -104,7 +113,8 @@ func BenchmarkPrefixWriter(b *testing.B) {
 	b.SetBytes(int64(data.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		w := newPrefixWriter(&lockedWriter{w: discard{}}, "web#build | ")
+		stdout, _ := newOutput(discard{}, discard{})
+		w := newPrefixWriter(stdout, "web#build | ")
 		src := data.Bytes()
 		for len(src) > 0 {
 			n := min(len(src), 4096)
@@ -118,3 +128,153 @@ func BenchmarkPrefixWriter(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestOutputOneLockForBothStreams: stdout and stderr often reach the same
+// pipe (2>&1). A write to one must never overlap a write to the other, or
+// a long line and a short one interleave.
+func TestOutputOneLockForBothStreams(t *testing.T) {
+	dst := &overlapWriter{}
+	stdout, stderr := newOutput(dst, dst)
+	long := strings.Repeat("L", 8000) + "\n"
+	var wg sync.WaitGroup
+	for i, lw := range []*lockedWriter{stdout, stderr, stdout, stderr} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newPrefixWriter(lw, fmt.Sprintf("t%d | ", i))
+			for range 200 {
+				w.Write([]byte(long))
+			}
+			w.Close()
+		}()
+	}
+	wg.Wait()
+	if dst.overlaps.Load() > 0 {
+		t.Errorf("%d writes overlapped another write to the same destination", dst.overlaps.Load())
+	}
+}
+
+// overlapWriter counts Writes that start while another is in progress.
+type overlapWriter struct {
+	active, overlaps atomic.Int32
+}
+
+func (o *overlapWriter) Write(p []byte) (int, error) {
+	if o.active.Add(1) > 1 {
+		o.overlaps.Add(1)
+	}
+	time.Sleep(10 * time.Microsecond)
+	o.active.Add(-1)
+	return len(p), nil
+}
+
+// TestPrefixWriterLongLine: a line longer than maxLine is written in pieces
+// of at most maxLine bytes, the later ones under the continuation prefix,
+// and the writer's buffer never grows past one piece.
+func TestPrefixWriterLongLine(t *testing.T) {
+	dst := &countingWriter{}
+	stdout, _ := newOutput(dst, dst)
+	w := newPrefixWriter(stdout, "t | ")
+	chunk := []byte(strings.Repeat("x", 10000))
+	total := 0
+	for total < 5*maxLine+123 {
+		w.Write(chunk)
+		total += len(chunk)
+		if c := cap(w.buf); c > 2*maxLine {
+			t.Fatalf("buffer capacity %d after %d bytes without a newline; want it bounded", c, total)
+		}
+	}
+	w.Write([]byte("end\n"))
+	w.Close()
+	var got strings.Builder
+	for i, s := range dst.writes {
+		want := "t | "
+		if i > 0 {
+			want = "t + "
+		}
+		if !strings.HasPrefix(s, want) || !strings.HasSuffix(s, "\n") || strings.Count(s, "\n") != 1 {
+			t.Fatalf("write %d = %.40q..., want one line starting %q", i, s, want)
+		}
+		if len(s) > len(want)+maxLine+1 {
+			t.Errorf("write %d is %d bytes, want at most %d", i, len(s), len(want)+maxLine+1)
+		}
+		got.WriteString(strings.TrimSuffix(s[len(want):], "\n"))
+	}
+	if want := strings.Repeat("x", total) + "end"; got.String() != want {
+		t.Errorf("pieces joined = %d bytes, want %d", got.Len(), len(want))
+	}
+}
+
+// TestPrefixWriterCutKeepsCharacters: a cut never splits a UTF-8 character.
+func TestPrefixWriterCutKeepsCharacters(t *testing.T) {
+	for _, lead := range []int{0, 1, 2, 3} {
+		dst := &countingWriter{}
+		stdout, _ := newOutput(dst, dst)
+		w := newPrefixWriter(stdout, "| ")
+		line := strings.Repeat("a", lead) + strings.Repeat("€", maxLine) // 3 bytes each
+		w.Write([]byte(line + "\n"))
+		var joined strings.Builder
+		for _, s := range dst.writes {
+			piece := strings.TrimSuffix(s[2:], "\n")
+			if !utf8.ValidString(piece) {
+				t.Fatalf("lead %d: a piece is not valid UTF-8: ...%q", lead, piece[len(piece)-4:])
+			}
+			joined.WriteString(piece)
+		}
+		if joined.String() != line {
+			t.Errorf("lead %d: pieces do not join back to the line", lead)
+		}
+	}
+}
+
+// TestOutputCRLineEndedBeforeOthers: after a progress line ended by a bare
+// \r, a line from another writer (or from vx) starts on a new line instead
+// of overwriting it; the same writer redraws in place.
+func TestOutputCRLineEndedBeforeOthers(t *testing.T) {
+	var buf bytes.Buffer
+	stdout, stderr := newOutput(&buf, &buf)
+	a, b := newPrefixWriter(stdout, "a | "), newPrefixWriter(stderr, "b | ")
+	a.Write([]byte("10%\r"))
+	a.Write([]byte("20%\r"))
+	b.Write([]byte("hello\n"))
+	a.Write([]byte("\n")) // the second half of "20%\r\n": already ended
+	a.Write([]byte("done\r"))
+	fmt.Fprintln(stderr, "vx: summary")
+	want := "a | 10%\ra | 20%\r\nb | hello\na | done\r\nvx: summary\n"
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("output mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestTaskPrefix(t *testing.T) {
+	tests := []struct {
+		ids  []string
+		id   string
+		want string
+	}{
+		{[]string{"web#build", "ui#b"}, "ui#b", "ui#b      | "},
+		{[]string{"日本#build", "ui#build"}, "ui#build", "ui#build   | "},
+		{[]string{"日本#build", "ui#build"}, "日本#build", "日本#build | "},
+		{[]string{"e\u0301#b", "ab#b"}, "ab#b", "ab#b | "},
+		{[]string{"x\x1b[2K\rFAKE#t", "a#t"}, "x\x1b[2K\rFAKE#t", `"x\x1b[2K\rFAKE#t" | `},
+		{[]string{"x\x1b[2K\rFAKE#t", "a#t"}, "a#t", "a#t" + strings.Repeat(" ", 15) + " | "},
+		{[]string{"bad\xff#t"}, "bad\xff#t", `"bad\xff#t" | `},
+	}
+	for _, tt := range tests {
+		got := taskPrefix(tt.id, prefixWidth(tt.ids), 0, false)
+		if got != tt.want {
+			t.Errorf("taskPrefix(%q) among %q = %q, want %q", tt.id, tt.ids, got, tt.want)
+		}
+	}
+}
+
+func TestOutcomeCodeOutputFailure(t *testing.T) {
+	o := Outcome{Total: 1, Started: 1, Failed: []string{"a#build"}, ExitCode: 0}
+	if got := o.Code(); got != 1 {
+		t.Errorf("Code() of a single task that exited 0 but failed = %d, want 1", got)
+	}
+	o = Outcome{Total: 1, Started: 1, Failed: []string{"a#build"}, ExitCode: 3}
+	if got := o.Code(); got != 3 {
+		t.Errorf("Code() of a single task that exited 3 = %d, want 3", got)
+	}
+}
