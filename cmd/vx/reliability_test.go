@@ -587,30 +587,41 @@ func TestReliabilityNoLostByte(t *testing.T) {
 
 // prefixChecker checks vx's prefixed output of several tasks against what
 // the tasks wrote.
+//
+// vx's output is a sequence of records, each a task's prefix, a line's
+// content and its end ("\n", "\r\n" or a bare "\r", see docs/cli.md). The
+// prefix is "<id padded> | ", or "<id padded> + " for the continuation of a
+// line vx cut at 64 KiB (the piece before it then ends with a newline the
+// task did not write). A task's bytes are rebuilt from its records and must
+// be exactly what it wrote, plus a final newline when that did not end with
+// one.
 type prefixChecker struct {
 	ids      []string
 	width    int            // the longest id
 	prefixes map[string]int // "<id padded> | " -> task index
+	conts    map[string]int // "<id padded> + " -> task index
 }
 
 func newPrefixChecker(ids []string) *prefixChecker {
-	c := &prefixChecker{ids: ids, prefixes: map[string]int{}}
+	c := &prefixChecker{ids: ids, prefixes: map[string]int{}, conts: map[string]int{}}
 	for _, id := range ids {
 		c.width = max(c.width, len(id))
 	}
 	for i, id := range ids {
 		c.prefixes[id+strings.Repeat(" ", c.width-len(id))+" | "] = i
+		c.conts[id+strings.Repeat(" ", c.width-len(id))+" + "] = i
 	}
 	return c
 }
 
-// check reads one output stream of vx to its end. Each line with a task's
-// prefix must be the next line that task's generator gives (whole, in
-// order, once); afterwards no generator may have lines left. Lines without
-// a task prefix are appended to other. The error lists the first problems.
+// check reads one output stream of vx to its end, rebuilds each task's
+// bytes from the records with its prefix and compares them with what its
+// generator gives. Records without a task prefix are appended to other.
+// The error lists the first problems.
 func (c *prefixChecker) check(stream string, gens []*lineGen, r io.Reader, other *[]string) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	n := c.width + len(" | ")
+	got := make([][]byte, len(gens))
 	var line []byte
 	var errs []string
 	seen := 0
@@ -631,31 +642,62 @@ func (c *prefixChecker) check(stream string, gens []*lineGen, r io.Reader, other
 			return err
 		}
 		seen++
-		line = line[:len(line)-1]
-		i, ok := -1, false
-		if len(line) >= n {
-			i, ok = c.prefixes[string(line[:n])]
-		}
-		if !ok {
-			*other = append(*other, string(line))
-			continue
-		}
-		want, _, more := gens[i].next()
-		got := line[n:]
-		if !more {
-			errs = append(errs, fmt.Sprintf("%s: %s: extra line after its last one: %.80q", stream, c.ids[i], got))
-		} else if !bytes.Equal(want, got) {
-			errs = append(errs, fmt.Sprintf("%s: %s: line %d:\n  want %.100q (%d bytes)\n   got %.100q (%d bytes)", stream, c.ids[i], gens[i].seq-1, want, len(want), got, len(got)))
-		}
-		if len(errs) > 10 {
-			break
+		// The records of this line: each ends at a \r, the last at the \n
+		// (a \r right before it makes "\r\n").
+		for rest := line; len(rest) > 0; {
+			end := bytes.IndexByte(rest, '\r') + 1
+			if end == 0 || end == len(rest)-1 {
+				end = len(rest)
+			}
+			rec := rest[:end]
+			rest = rest[end:]
+			i, ok, cont := -1, false, false
+			if len(rec) >= n {
+				if i, ok = c.prefixes[string(rec[:n])]; !ok {
+					i, ok = c.conts[string(rec[:n])]
+					cont = ok
+				}
+			}
+			if !ok {
+				*other = append(*other, string(bytes.TrimRight(rec, "\r\n")))
+				continue
+			}
+			if cont {
+				if !bytes.HasSuffix(got[i], []byte{'\n'}) {
+					errs = append(errs, fmt.Sprintf("%s: %s: a continued piece follows no cut line, at line %d", stream, c.ids[i], bytes.Count(got[i], []byte{'\n'})+1))
+				} else {
+					got[i] = got[i][:len(got[i])-1]
+				}
+			}
+			got[i] = append(got[i], rec[n:]...)
 		}
 	}
 	io.Copy(io.Discard, br)
 	for i, g := range gens {
-		if want, _, more := g.next(); more && len(errs) <= 10 {
-			errs = append(errs, fmt.Sprintf("%s: %s: line %d never arrived: %.80q", stream, c.ids[i], g.seq-1, want))
+		var want []byte
+		for {
+			l, nl, more := g.next()
+			if !more {
+				break
+			}
+			want = append(want, l...)
+			if nl {
+				want = append(want, '\n')
+			}
 		}
+		if len(want) > 0 && want[len(want)-1] != '\n' {
+			want = append(want, '\n')
+		}
+		if bytes.Equal(want, got[i]) || len(errs) > 10 {
+			continue
+		}
+		k := 0
+		for k < min(len(want), len(got[i])) && want[k] == got[i][k] {
+			k++
+		}
+		from := bytes.LastIndexByte(want[:k], '\n') + 1
+		errs = append(errs, fmt.Sprintf("%s: %s: differs from what it wrote at byte %d, in its line %d:\n  want %.100q (%d bytes in all)\n   got %.100q (%d bytes in all)",
+			stream, c.ids[i], k, bytes.Count(want[:k], []byte{'\n'})+1, want[from:], len(want), got[i][from:], len(got[i])))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%d lines read; %s", seen, strings.Join(errs, "\n"))
@@ -686,6 +728,8 @@ func TestReliabilityLostByteCheck(t *testing.T) {
 			if l, _, ok := g[i].next(); ok {
 				more = true
 				p := id + strings.Repeat(" ", c.width-len(id)) + " | "
+				// as vx prints it: a bare \r ends a line, so the prefix follows it
+				l = bytes.ReplaceAll(l, []byte("\r"), []byte("\r"+p))
 				lines = append(lines, append([]byte(p), l...))
 			}
 		}
@@ -706,6 +750,10 @@ func TestReliabilityLostByteCheck(t *testing.T) {
 		}
 	}
 	half := (c.width + 3 + len(lines[long])) / 2
+	cut := half // where vx could cut: not next to a \r
+	for lines[long][cut] == '\r' || lines[long][cut-1] == '\r' || bytes.LastIndexByte(lines[long][:cut], '\r') > cut-c.width-4 {
+		cut++
+	}
 	tests := []struct {
 		name      string
 		out       string
@@ -719,7 +767,12 @@ func TestReliabilityLostByteCheck(t *testing.T) {
 		{"a line split in two", join(lines[:long]) + string(lines[long][:half]) + "\n" +
 			string(lines[long][:c.width+3]) + string(lines[long][half:]) + "\n" + join(lines[long+1:]), "line", false},
 		{"two lines mixed", join(lines[:k]) + string(lines[k][:c.width+3+2]) + string(lines[k+1][c.width+3:]) + "\n" + join(lines[k+1:]), "line", false},
-		{"an extra empty last line", join(lines) + ids[0] + strings.Repeat(" ", c.width-len(ids[0])) + " | \n", "extra line", false},
+		{"an extra empty last line", join(lines) + ids[0] + strings.Repeat(" ", c.width-len(ids[0])) + " | \n", "differs", false},
+		// a line vx cut: the first piece, then the rest under the continuation prefix
+		{"a long line cut", join(lines[:long]) + string(lines[long][:cut]) + "\n" +
+			string(lines[long][:c.width]) + " + " + string(lines[long][cut:]) + "\n" + join(lines[long+1:]), "", false},
+		{"a continuation after no cut", join(lines[:long]) + string(lines[long][:cut]) + "\r" +
+			string(lines[long][:c.width]) + " + " + string(lines[long][cut:]) + "\n" + join(lines[long+1:]), "follows no cut line", false},
 		{"no final newline", strings.TrimSuffix(join(lines), "\n"), "without a newline", false},
 		{"bad padding", join(lines) + "a#gen | x\n", "", true},
 	}

@@ -243,17 +243,18 @@ func runRun(p *Process, a *parsed) (int, error) {
 	}
 	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	out := run.Execute(g, run.Options{
-		Concurrency: conc,
-		Continue:    a.set["continue"],
-		Grace:       graceDur,
-		Args:        a.after,
-		Env:         envOf,
-		Stdin:       p.Stdin,
-		Stdout:      stdout,
-		Stderr:      p.Stderr,
-		Terminal:    p.StdinTerminal,
-		Color:       p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
-		Signals:     p.Signals,
+		Concurrency:    conc,
+		Continue:       a.set["continue"],
+		Grace:          graceDur,
+		Args:           a.after,
+		Env:            envOf,
+		Stdin:          p.Stdin,
+		Stdout:         stdout,
+		Stderr:         p.Stderr,
+		Terminal:       p.StdinTerminal,
+		OutputTerminal: p.StdoutTerminal && p.StderrTerminal,
+		Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
+		Signals:        p.Signals,
 	})
 	if sum != nil {
 		if err := sum.write(p, out, a.after); err != nil {

@@ -54,6 +54,7 @@ type Options struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Terminal       bool // stdin is a terminal: a single task may take the foreground
+	OutputTerminal bool // stdout and stderr are terminals: a task's line ended by a bare \r is ended before another's
 	Color          bool // colour the prefixes and the summary
 
 	// StallWarning is how long every slot may be held while tasks wait for
@@ -141,7 +142,7 @@ func Execute(g *Graph, opts Options) Outcome {
 		opts.Concurrency = 1
 	}
 	single := len(g.Nodes) == 1
-	stdout, stderr := newOutput(opts.Stdout, opts.Stderr)
+	stdout, stderr := newOutput(opts.Stdout, opts.Stderr, opts.OutputTerminal)
 	ids := make([]string, len(g.Nodes))
 	for i, n := range g.Nodes {
 		ids[i] = n.ID

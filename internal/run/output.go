@@ -16,21 +16,24 @@ import (
 // line on one and a short line on the other interleave, since writes of more
 // than PIPE_BUF bytes to a pipe are not atomic.
 //
-// It also remembers when the last line written ended with a bare carriage
-// return (a progress bar): the terminal's cursor is then at the start of that
-// line, and the next line from anyone else would overwrite it in place, so
-// a newline is written first.
+// It also remembers the last line that ended with a bare carriage return (a
+// progress bar): the cursor is then at the start of that line. On a
+// terminal, the next line from anyone else would overwrite it in place, so a
+// newline is written first. In a pipe nothing is added, so that what each
+// task wrote can be rebuilt byte for byte from vx's output.
 type output struct {
-	mu     sync.Mutex
-	crDst  io.Writer // where the last write ended with a bare \r; nil when none did
-	crFrom any       // who wrote it
+	mu       sync.Mutex
+	terminal bool      // stdout and stderr are terminals
+	crDst    io.Writer // where the last write ended with a bare \r; nil when none did
+	crFrom   any       // who wrote it
+	ended    any       // whose \r line a newline written for someone else ended
 }
 
 // newOutput returns the two destinations of a run's output, which share one
-// lock. Every write to either is one whole line (or, from vx itself, whole
-// lines).
-func newOutput(stdout, stderr io.Writer) (*lockedWriter, *lockedWriter) {
-	o := &output{}
+// lock; terminal says they are terminals. Every write to either is one whole
+// line (or, from vx itself, whole lines).
+func newOutput(stdout, stderr io.Writer, terminal bool) (*lockedWriter, *lockedWriter) {
+	o := &output{terminal: terminal}
 	return &lockedWriter{o: o, w: stdout}, &lockedWriter{o: o, w: stderr}
 }
 
@@ -51,7 +54,10 @@ func (l *lockedWriter) write(from any, p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.crDst != nil && o.crFrom != from {
-		o.crDst.Write([]byte{'\n'})
+		if o.terminal {
+			o.crDst.Write([]byte{'\n'})
+			o.ended = o.crFrom
+		}
 		o.crDst = nil
 	}
 	n, err := l.w.Write(p)
@@ -63,13 +69,19 @@ func (l *lockedWriter) write(from any, p []byte) (int, error) {
 	return n, err
 }
 
-// endCR ends, with a newline, the line from wrote last when it ended with a
-// bare \r and nobody has written since; it reports whether it did. (A
-// "\r\n" split between two writes of a task.)
+// endCR ends with a newline the line from wrote last, which ended with a
+// bare \r, when nothing has been written since (so "\r" and "\n" written
+// apart still make one "\r\n"). It reports whether that line is now ended:
+// by this newline, or by the one written on a terminal before someone
+// else's line.
 func (l *lockedWriter) endCR(from any) (bool, error) {
 	o := l.o
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.ended == from {
+		o.ended = nil
+		return true, nil
+	}
 	if o.crDst == nil || o.crFrom != from {
 		return false, nil
 	}
@@ -88,9 +100,14 @@ const maxLine = 64 << 10
 // to dst, one write per line. A line ends at "\n", "\r\n" or a bare "\r"
 // (which a progress bar uses to redraw its line: the prefix is written again
 // before each redraw). A line longer than [maxLine] is cut, at a character
-// boundary where it can be; the next piece starts with the continuation
-// prefix (the prefix with its last '|' replaced by '+'). A last line
-// without an end is held until Close, which ends it with a newline.
+// boundary where it can be, and ended with a newline; the next piece starts
+// with the continuation prefix (the prefix with its last '|' replaced by
+// '+'). A last line without an end is held until Close, which ends it with
+// a newline.
+//
+// Nothing else is added or dropped: what the task wrote is the lines'
+// contents and ends in order, less the newlines that end cut pieces, plus a
+// final newline when the output did not end with one.
 type prefixWriter struct {
 	dst          *lockedWriter
 	prefix, cont []byte
@@ -112,11 +129,25 @@ func newPrefixWriter(dst *lockedWriter, prefix string) *prefixWriter {
 func (w *prefixWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
+		if w.afterCR && p[0] == '\n' {
+			// A newline right after a line ended by a bare \r: the two
+			// make "\r\n", perhaps written apart. It ends that line,
+			// unless another line came between; then it is an empty line.
+			w.afterCR = false
+			ended, err := w.dst.endCR(w)
+			if err != nil {
+				return n - len(p), err
+			}
+			if ended {
+				p = p[1:]
+				continue
+			}
+		}
+		w.afterCR = false
 		room := maxLine - (len(w.buf) - w.plen)
 		chunk := p[:min(len(p), room)]
 		i := bytes.IndexAny(chunk, "\r\n")
 		if i < 0 {
-			w.afterCR = false
 			w.buf = append(w.buf, chunk...)
 			p = p[len(chunk):]
 			if len(w.buf)-w.plen >= maxLine {
@@ -129,20 +160,6 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		end, bare := i+1, p[i] == '\r'
 		if bare && i+1 < len(p) && p[i+1] == '\n' {
 			end, bare = i+2, false
-		}
-		if i == 0 && len(w.buf) == w.plen && (bare || w.afterCR) {
-			// An empty line. Ended by a bare \r, it shows nothing: drop
-			// it. Ended by a newline right after a line ended by a bare
-			// \r ("10%\r\n", perhaps split between two writes), it ends
-			// that line, unless a line from someone else has already.
-			p = p[end:]
-			if !bare {
-				w.afterCR = false
-				if _, err := w.dst.endCR(w); err != nil {
-					return n - len(p), err
-				}
-			}
-			continue
 		}
 		w.buf = append(w.buf, p[:end]...)
 		p = p[end:]
@@ -192,8 +209,18 @@ func (w *prefixWriter) flush(cont bool) error {
 	return err
 }
 
-// Close writes out a pending partial line, ending it with a newline.
+// Close ends the task's output with a newline when it does not end with
+// one: it writes out a pending partial line, ending it with a newline, or
+// ends a last line that ended with a bare \r.
 func (w *prefixWriter) Close() error {
+	if w.afterCR {
+		w.afterCR = false
+		if ended, err := w.dst.endCR(w); ended || err != nil {
+			return err
+		}
+		w.buf = append(w.buf, '\n') // another line came between: an empty line
+		return w.flush(false)
+	}
 	if len(w.buf) == w.plen {
 		return nil
 	}

@@ -28,14 +28,15 @@ func TestPrefixWriter(t *testing.T) {
 		{"crlf kept", []string{"a\r\n"}, "p a\r\n"},
 		{"crlf split between writes", []string{"a\r", "\nb\n"}, "p a\r\np b\n"},
 		{"bare cr ends a line", []string{"10%\r20%\r30%\n"}, "p 10%\rp 20%\rp 30%\n"},
-		{"progress bar redraws", []string{"\r10%", "\r20%", "\r100%\n"}, "p 10%\rp 20%\rp 100%\n"},
-		{"empty cr lines dropped", []string{"\r\r\rx\r\r\n"}, "p x\r\n"},
-		{"cr then close", []string{"x\r"}, "p x\r"},
+		{"progress bar redraws", []string{"\r10%", "\r20%", "\r100%\n"}, "p \rp 10%\rp 20%\rp 100%\n"},
+		{"empty cr lines kept", []string{"\r\r\rx\r\r\n"}, "p \rp \rp \rp x\rp \r\n"},
+		{"cr then close", []string{"x\r"}, "p x\r\n"},
+		{"cr, lf apart", []string{"x\r", "\n", "\n"}, "p x\r\np \n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			stdout, _ := newOutput(&buf, &buf)
+			stdout, _ := newOutput(&buf, &buf, false)
 			w := newPrefixWriter(stdout, "p ")
 			for _, s := range tt.writes {
 				if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
@@ -63,7 +64,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 func TestPrefixWriterConcurrentWholeLines(t *testing.T) {
 	dst := &countingWriter{}
-	locked, _ := newOutput(dst, dst)
+	locked, _ := newOutput(dst, dst, false)
 	const writers, lines = 8, 500
 	var wg sync.WaitGroup
 	for i := range writers {
@@ -113,7 +114,7 @@ func BenchmarkPrefixWriter(b *testing.B) {
 	b.SetBytes(int64(data.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		stdout, _ := newOutput(discard{}, discard{})
+		stdout, _ := newOutput(discard{}, discard{}, false)
 		w := newPrefixWriter(stdout, "web#build | ")
 		src := data.Bytes()
 		for len(src) > 0 {
@@ -134,7 +135,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // a long line and a short one interleave.
 func TestOutputOneLockForBothStreams(t *testing.T) {
 	dst := &overlapWriter{}
-	stdout, stderr := newOutput(dst, dst)
+	stdout, stderr := newOutput(dst, dst, false)
 	long := strings.Repeat("L", 8000) + "\n"
 	var wg sync.WaitGroup
 	for i, lw := range []*lockedWriter{stdout, stderr, stdout, stderr} {
@@ -173,7 +174,7 @@ func (o *overlapWriter) Write(p []byte) (int, error) {
 // and the writer's buffer never grows past one piece.
 func TestPrefixWriterLongLine(t *testing.T) {
 	dst := &countingWriter{}
-	stdout, _ := newOutput(dst, dst)
+	stdout, _ := newOutput(dst, dst, false)
 	w := newPrefixWriter(stdout, "t | ")
 	chunk := []byte(strings.Repeat("x", 10000))
 	total := 0
@@ -209,7 +210,7 @@ func TestPrefixWriterLongLine(t *testing.T) {
 func TestPrefixWriterCutKeepsCharacters(t *testing.T) {
 	for _, lead := range []int{0, 1, 2, 3} {
 		dst := &countingWriter{}
-		stdout, _ := newOutput(dst, dst)
+		stdout, _ := newOutput(dst, dst, false)
 		w := newPrefixWriter(stdout, "| ")
 		line := strings.Repeat("a", lead) + strings.Repeat("€", maxLine) // 3 bytes each
 		w.Write([]byte(line + "\n"))
@@ -227,22 +228,32 @@ func TestPrefixWriterCutKeepsCharacters(t *testing.T) {
 	}
 }
 
-// TestOutputCRLineEndedBeforeOthers: after a progress line ended by a bare
-// \r, a line from another writer (or from vx) starts on a new line instead
-// of overwriting it; the same writer redraws in place.
-func TestOutputCRLineEndedBeforeOthers(t *testing.T) {
-	var buf bytes.Buffer
-	stdout, stderr := newOutput(&buf, &buf)
-	a, b := newPrefixWriter(stdout, "a | "), newPrefixWriter(stderr, "b | ")
-	a.Write([]byte("10%\r"))
-	a.Write([]byte("20%\r"))
-	b.Write([]byte("hello\n"))
-	a.Write([]byte("\n")) // the second half of "20%\r\n": already ended
-	a.Write([]byte("done\r"))
-	fmt.Fprintln(stderr, "vx: summary")
-	want := "a | 10%\ra | 20%\r\nb | hello\na | done\r\nvx: summary\n"
-	if diff := cmp.Diff(want, buf.String()); diff != "" {
-		t.Errorf("output mismatch (-want +got):\n%s", diff)
+// TestOutputCRLine: after a progress line ended by a bare \r, a line from
+// another writer (or from vx) starts on a new line on a terminal, instead
+// of overwriting it; in a pipe nothing is added, so each task's bytes can be
+// rebuilt. The same writer redraws in place.
+func TestOutputCRLine(t *testing.T) {
+	for _, tt := range []struct {
+		terminal bool
+		want     string
+	}{
+		{true, "a | 10%\ra | 20%\r\nb | hello\na | done\r\nvx: summary\n"},
+		{false, "a | 10%\ra | 20%\rb | hello\na | \na | done\r\nvx: summary\n"},
+	} {
+		var buf bytes.Buffer
+		stdout, stderr := newOutput(&buf, &buf, tt.terminal)
+		a, b := newPrefixWriter(stdout, "a | "), newPrefixWriter(stderr, "b | ")
+		a.Write([]byte("10%\r"))
+		a.Write([]byte("20%\r"))
+		b.Write([]byte("hello\n"))
+		a.Write([]byte("\n")) // the second half of "20%\r\n", after b's line
+		a.Write([]byte("done\r"))
+		a.Close()
+		b.Close()
+		fmt.Fprintln(stderr, "vx: summary")
+		if diff := cmp.Diff(tt.want, buf.String()); diff != "" {
+			t.Errorf("terminal %v: output mismatch (-want +got):\n%s", tt.terminal, diff)
+		}
 	}
 }
 
