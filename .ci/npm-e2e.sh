@@ -5,6 +5,7 @@
 # package from the tarballs, and `npx vx` / `pnpm exec vx` must print what the
 # Go-built binary prints. `npm install --ignore-scripts` must give a working
 # vx too (the Node.js launcher instead of the native binary in its place).
+# Then make dist: the archives from the same binaries, checked with sha256sum -c.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -55,3 +56,11 @@ cp -r examples/monorepo "$work/pnpm"
 (cd "$work/pnpm" && pnpm add -D --reporter=silent "$main_tgz" "$plat_tgz")
 check "pnpm (pnpm exec vx)" "$work/pnpm" pnpm exec vx
 echo "npm packages: every install runs vx as the Go-built binary does"
+
+# Release archives from the same binaries: every archive listed in checksums.txt, every sum right.
+make dist VERSION=$version
+(cd dist/archives && sha256sum -c checksums.txt && [ "$(wc -l <checksums.txt)" -eq 6 ])
+tar -xzOf "dist/archives/vx_${version}_${os}_$( [ $cpu = x64 ] && echo amd64 || echo arm64 ).tar.gz" vx >"$work/vx-from-archive"
+chmod +x "$work/vx-from-archive"
+[ "$("$work/vx-from-archive" --version)" = "$want_version" ] || { echo "the archive's binary is not the stamped one"; exit 1; }
+echo "release archives: ok"
