@@ -3,10 +3,10 @@
 //
 // It owns three things:
 //
-//   - the environment policy: [BuildIsolatedEnv] composes a child's env from
-//     a fixed allowlist ([EssentialEnv]), the task's declared passThrough
-//     names, its literal defines and its bin paths, and [TaskEnviron] adds the
-//     variables vx sets on every task (VX_RUN_*, npm_lifecycle_*, npm_package_*);
+//   - the environment policy: [TaskEnviron] composes a child's env from a
+//     fixed allowlist ([EssentialEnv]), the task's declared passThrough names,
+//     its literal defines, its bin paths and the variables vx sets on every
+//     task (VX_RUN_*, npm_lifecycle_*, npm_package_*, PWD);
 //   - program lookup against the child's PATH (not vx's own), with PATHEXT on
 //     Windows;
 //   - the process lifecycle: a script runs in its own process group (Unix) or

@@ -41,7 +41,7 @@ var EssentialEnv = []string{
 	"PROCESSOR_ARCHITECTURE",
 }
 
-// EnvOptions describes one task's environment for [BuildIsolatedEnv].
+// EnvOptions describes one task's environment for [TaskEnviron].
 type EnvOptions struct {
 	// Source is the parent environment as KEY=VALUE entries (cmd/vx passes
 	// os.Environ()). When a name occurs more than once the last occurrence
@@ -68,11 +68,24 @@ type EnvOptions struct {
 	GOOS string
 }
 
-// BuildIsolatedEnv returns the environment of a child process: a sorted list
-// of KEY=VALUE entries, each name once, ready for the Env field of
-// [os/exec.Cmd].
+// TaskVars are the variables vx sets on every task, over everything the
+// layers of [TaskEnviron] produced.
+type TaskVars struct {
+	Workspace      string // VX_RUN_WORKSPACE: absolute workspace root
+	ID             string // VX_RUN_TASK: "<project>#<task>"
+	Event          string // npm_lifecycle_event: the script name
+	Script         string // npm_lifecycle_script: the script body
+	PackageName    string // npm_package_name; left out when empty (unset is not empty)
+	PackageVersion string // npm_package_version; left out when empty
+	PackageJSON    string // npm_package_json: absolute path of the project's package.json
+	Dir            string // PWD: the task's working directory, absolute, as vx reached it (symlinks kept); left out when empty
+}
+
+// TaskEnviron returns the environment of a task's child process: a sorted
+// list of KEY=VALUE entries, each name once, ready for the Env field of
+// [os/exec.Cmd]. `vx run` and `vx env` both use it.
 //
-// It applies four layers, each one overriding the ones before it:
+// It applies five layers, each one overriding the ones before it:
 //
 //  1. every name of [EssentialEnv] that opts.Source has;
 //  2. every name of opts.PassThrough that opts.Source has (a name set to the
@@ -81,10 +94,23 @@ type EnvOptions struct {
 //  3. opts.Define, literally, PATH included;
 //  4. opts.BinPaths, joined with the list separator and put in front of the
 //     PATH the first three layers produced. If that PATH is missing or
-//     empty, PATH becomes just the bins.
+//     empty, PATH becomes just the bins;
+//  5. the task variables v.
 //
 // Nothing else of Source reaches the result. Values are never altered, and
 // names are not validated (the config layer does that).
+//
+// Each task variable replaces any entry of the same name and is spelled as
+// vx spells it (VX_RUN_WORKSPACE, VX_RUN_TASK, npm_lifecycle_event,
+// npm_lifecycle_script, npm_package_name, npm_package_version,
+// npm_package_json, PWD). VX_RUN_*, npm_lifecycle_* and npm_package_json are
+// always set, even to the empty string. An empty PackageName or
+// PackageVersion means the package.json has no such field: the variable is
+// then absent from the result, even if a passThrough name or a define
+// supplied it, because vx owns these names and a value from the parent would
+// describe another package. PWD is set because os/exec adds it only when
+// Cmd.Env is nil: without it a shell takes the physical directory, and a
+// project linked into the workspace would see a path outside the workspace.
 //
 // On Windows (opts.GOOS) names are compared case-insensitively, as Windows
 // compares them: by [EnvNameKey]. So Source's "Path" is the essential PATH
@@ -97,39 +123,6 @@ type EnvOptions struct {
 // result is sorted the way CreateProcess expects the environment block: by
 // name, case-insensitively (upper-cased), in code point order. On other
 // systems names are compared and sorted byte-wise.
-func BuildIsolatedEnv(opts EnvOptions) []string {
-	return buildEnv(opts).sorted()
-}
-
-// TaskVars are the variables vx sets on every task, over everything
-// [BuildIsolatedEnv] produced.
-type TaskVars struct {
-	Workspace      string // VX_RUN_WORKSPACE: absolute workspace root
-	ID             string // VX_RUN_TASK: "<project>#<task>"
-	Event          string // npm_lifecycle_event: the script name
-	Script         string // npm_lifecycle_script: the script body
-	PackageName    string // npm_package_name; left out when empty (unset is not empty)
-	PackageVersion string // npm_package_version; left out when empty
-	PackageJSON    string // npm_package_json: absolute path of the project's package.json
-	Dir            string // PWD: the task's working directory, absolute, as vx reached it (symlinks kept); left out when empty
-}
-
-// TaskEnviron returns [BuildIsolatedEnv](opts) with the [TaskVars] set over
-// it, sorted as BuildIsolatedEnv sorts.
-//
-// Each task variable replaces any entry of the same name, whatever its
-// spelling on Windows, and is spelled as vx spells it (VX_RUN_WORKSPACE,
-// VX_RUN_TASK, npm_lifecycle_event, npm_lifecycle_script, npm_package_name,
-// npm_package_version, npm_package_json, PWD). VX_RUN_*, npm_lifecycle_* and
-// npm_package_json are always set, even to the empty string. An empty
-// PackageName or PackageVersion means the package.json has no such field:
-// the variable is then absent from the result, even if a passThrough name or
-// a define supplied it, because vx owns these names and a value from the
-// parent would describe another package.
-//
-// PWD is set because os/exec adds it only when Cmd.Env is nil: without it a
-// shell takes the physical directory, and a project linked into the
-// workspace would see a path outside the workspace.
 func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 	e := buildEnv(opts)
 	e.set(WorkspaceEnv, v.Workspace)
@@ -227,7 +220,7 @@ type env struct {
 	vars    map[string]string
 }
 
-// buildEnv applies the four layers of [BuildIsolatedEnv], one pass each.
+// buildEnv applies layers 1 to 4 of [TaskEnviron], one pass each.
 func buildEnv(opts EnvOptions) *env {
 	e := &env{windows: envIsWindows(opts.GOOS), vars: map[string]string{}}
 

@@ -55,7 +55,7 @@ func BenchmarkBuildIsolatedEnv(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/vars=%d", goos, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					BuildIsolatedEnv(opts)
+					buildEnv(opts).sorted()
 				}
 			})
 		}

@@ -76,12 +76,12 @@ func TestChildReceivesExactlyTheBuiltEnv(t *testing.T) {
 	bins := envFakeBins()
 
 	parent := os.Environ()
-	built := BuildIsolatedEnv(EnvOptions{
+	built := buildEnv(EnvOptions{
 		Source:      parent,
 		PassThrough: []string{"VX_TEST_PASSED", "VX_TEST_EMPTY", "VX_TEST_MISSING"},
 		Define:      map[string]string{"VX_TEST_DEFINED": "a b=c", "NODE_ENV": "test"},
 		BinPaths:    bins,
-	})
+	}).sorted()
 	// Sanity of the input: the parent really holds what must not pass.
 	for _, name := range []string{"AWS_SECRET_ACCESS_KEY", "VX_TEST_UNDECLARED"} {
 		if _, ok := LookupEnv(parent, name, ""); !ok {
@@ -149,7 +149,7 @@ func TestEnvWindowsChildSeesEssentials(t *testing.T) {
 	}
 	t.Logf("parent spells PATH %q", pathName)
 	bins := envFakeBins()
-	built := BuildIsolatedEnv(EnvOptions{Source: parent, BinPaths: bins})
+	built := buildEnv(EnvOptions{Source: parent, BinPaths: bins}).sorted()
 
 	names := []string{"PATH", "SYSTEMROOT", "COMSPEC", "PATHEXT", "GITHUB_TOKEN"}
 	d := runEnvChild(t, built, names...)

@@ -188,7 +188,7 @@ func FuzzBuildIsolatedEnv(f *testing.F) {
 			GOOS:        goos,
 		}
 		canon := func(s string) string { return envModelCanon(s, windows) }
-		got := BuildIsolatedEnv(opts)
+		got := buildEnv(opts).sorted()
 
 		envCheckSorted(t, got, windows)
 
@@ -228,7 +228,7 @@ func FuzzBuildIsolatedEnv(f *testing.F) {
 		}
 		want = envModelSort(want, windows)
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("BuildIsolatedEnv() mismatch with model (-want +got):\n%s", diff)
+			t.Errorf("buildEnv().sorted() mismatch with model (-want +got):\n%s", diff)
 		}
 
 		// TaskEnviron: the model plus the task variables, the empty

@@ -330,9 +330,9 @@ func TestBuildIsolatedEnv(t *testing.T) {
 			if opts.GOOS == "" {
 				opts.GOOS = "linux"
 			}
-			got := BuildIsolatedEnv(opts)
+			got := buildEnv(opts).sorted()
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("BuildIsolatedEnv() mismatch (-want +got):\n%s", diff)
+				t.Errorf("buildEnv().sorted() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -554,9 +554,9 @@ func TestBuildIsolatedEnvWindows(t *testing.T) {
 			t.Parallel()
 			opts := tt.opts
 			opts.GOOS = "windows"
-			got := BuildIsolatedEnv(opts)
+			got := buildEnv(opts).sorted()
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("BuildIsolatedEnv() mismatch (-want +got):\n%s", diff)
+				t.Errorf("buildEnv().sorted() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -577,9 +577,9 @@ func TestBuildIsolatedEnvWindowsEssentialsFromAnyCase(t *testing.T) {
 			t.Run(how+"/"+name, func(t *testing.T) {
 				t.Parallel()
 				kv := f(name) + "=value of " + name
-				got := BuildIsolatedEnv(EnvOptions{GOOS: "windows", Source: []string{"SECRET=1", kv}})
+				got := buildEnv(EnvOptions{GOOS: "windows", Source: []string{"SECRET=1", kv}}).sorted()
 				if diff := cmp.Diff([]string{kv}, got); diff != "" {
-					t.Errorf("BuildIsolatedEnv() mismatch (-want +got):\n%s", diff)
+					t.Errorf("buildEnv().sorted() mismatch (-want +got):\n%s", diff)
 				}
 			})
 		}
@@ -593,11 +593,11 @@ func TestBuildIsolatedEnvDefaultGOOS(t *testing.T) {
 		PassThrough: []string{"foo"},
 		BinPaths:    []string{"b"},
 	}
-	got := BuildIsolatedEnv(opts)
+	got := buildEnv(opts).sorted()
 	opts.GOOS = runtime.GOOS
-	want := BuildIsolatedEnv(opts)
+	want := buildEnv(opts).sorted()
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("BuildIsolatedEnv(GOOS %q) mismatch with GOOS \"\" (-want +got):\n%s", runtime.GOOS, diff)
+		t.Errorf("buildEnv(GOOS %q).sorted() mismatch with GOOS \"\" (-want +got):\n%s", runtime.GOOS, diff)
 	}
 }
 
@@ -617,7 +617,7 @@ func TestBuildIsolatedEnvLeavesInputsAlone(t *testing.T) {
 		BinPaths:    slices.Clone(opts.BinPaths),
 		GOOS:        "windows",
 	}
-	BuildIsolatedEnv(opts)
+	buildEnv(opts).sorted()
 	TaskEnviron(opts, TaskVars{Workspace: "w", ID: "a#b"})
 	if diff := cmp.Diff(want, opts); diff != "" {
 		t.Errorf("EnvOptions changed by BuildIsolatedEnv (-want +got):\n%s", diff)

@@ -14,7 +14,7 @@ import (
 // Spec describes one task's script run by [Start].
 type Spec struct {
 	// Script is the package.json script: shell code, run by sh on POSIX
-	// and by cmd.exe on Windows (see [ShellCommand]).
+	// and by cmd.exe on Windows (see [Resolve]).
 	Script string
 	// Args are the extra arguments (those after "--"), appended to the
 	// script quoted so that each reaches the program as one argument.
@@ -90,13 +90,21 @@ const (
 	defaultPipeGrace     = 2 * time.Second
 )
 
-// Resolve returns the program [Start] runs for spec and its argument list:
-// the shell found in the child's PATH (on Windows the child's ComSpec, or
-// cmd.exe found in its PATH when ComSpec is unset or empty) and the
-// arguments of [ShellCommand], argv[0] being the program's path. On Windows
-// the batch-file decision of ShellCommand is made by looking the script's
-// first word up in the child's PATH and Dir, and argv is the verbatim
-// command line (see ShellCommand). Use it to show what would run.
+// Resolve returns the program [Start] runs for spec and its argument list,
+// argv[0] being the program's path: the shell found in the child's PATH (on
+// Windows the child's ComSpec, or cmd.exe found in its PATH when ComSpec is
+// unset or empty) and the script with the arguments quoted for it, the way
+// npm runs a script:
+//
+//   - on every OS but Windows: {sh, "-c", line}, line being the script
+//     followed by each argument, single-quoted unless it is made only of
+//     characters no POSIX shell treats specially;
+//   - on Windows: {cmd.exe, "/d", "/s", "/c", `"` + line + `"`}, the verbatim
+//     command line; each argument is quoted for CommandLineToArgvW and its
+//     cmd.exe metacharacters escaped with ^, twice when the script's first
+//     word, looked up in the child's PATH and Dir, is a batch file.
+//
+// Use it to show what would run.
 func Resolve(spec Spec) (path string, argv []string, err error) {
 	return resolve(spec, runtime.GOOS, isExecutable)
 }

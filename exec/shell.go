@@ -1,13 +1,11 @@
 package exec
 
-import (
-	"runtime"
-	"strings"
-)
+import "strings"
 
-// ShellCommand returns the command line that runs a package.json script
-// with extra arguments the way npm runs it. goos selects the rules ("" means
-// the host's); it touches nothing outside its arguments.
+// shellCommand returns the command line that runs a package.json script
+// with extra arguments the way npm runs it. goos selects the rules; batch
+// says whether the script's first word names a batch file (.cmd or .bat).
+// It touches nothing outside its arguments.
 //
 // shell is the name of the shell program to find in the child's PATH, and
 // argv its full argument list, argv[0] being shell:
@@ -32,19 +30,9 @@ import (
 //     line unquoted, which breaks such scripts). A newline cannot pass
 //     through cmd.exe inside an argument.
 //
-// [Start] runs the shell found in the child's PATH (on Windows the child's
+// [Resolve] finds the shell in the child's PATH (on Windows the child's
 // ComSpec first) and decides the batch-file case by looking the first word
-// up in the child's PATH, as npm does, which ShellCommand cannot do; use
-// [Resolve] to see exactly what Start runs.
-func ShellCommand(script string, args []string, goos string) (shell string, argv []string) {
-	if goos == "" {
-		goos = runtime.GOOS
-	}
-	return shellCommand(script, args, goos, shIsBatch(shFirstWord(script)))
-}
-
-// shellCommand is ShellCommand with the batch-file decision made by the
-// caller.
+// up in the child's PATH, as npm does.
 func shellCommand(script string, args []string, goos string, batch bool) (string, []string) {
 	var b strings.Builder
 	b.WriteString(script)

@@ -30,12 +30,12 @@ func TestShellCommandPOSIX(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(goos+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				shell, argv := ShellCommand(tt.script, tt.args, goos)
+				shell, argv := shellCommand(tt.script, tt.args, goos, shIsBatch(shFirstWord(tt.script)))
 				if shell != "sh" {
-					t.Errorf("ShellCommand() shell = %q, want %q", shell, "sh")
+					t.Errorf("shellCommand() shell = %q, want %q", shell, "sh")
 				}
 				if diff := cmp.Diff([]string{"sh", "-c", tt.want}, argv); diff != "" {
-					t.Errorf("ShellCommand() mismatch (-want +got):\n%s", diff)
+					t.Errorf("shellCommand() mismatch (-want +got):\n%s", diff)
 				}
 			})
 		}
@@ -68,12 +68,12 @@ func TestShellCommandWindows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			shell, argv := ShellCommand(tt.script, tt.args, "windows")
+			shell, argv := shellCommand(tt.script, tt.args, "windows", shIsBatch(shFirstWord(tt.script)))
 			if shell != "cmd.exe" {
-				t.Errorf("ShellCommand() shell = %q, want %q", shell, "cmd.exe")
+				t.Errorf("shellCommand() shell = %q, want %q", shell, "cmd.exe")
 			}
 			if diff := cmp.Diff([]string{"cmd.exe", "/d", "/s", "/c", tt.want}, argv); diff != "" {
-				t.Errorf("ShellCommand() mismatch (-want +got):\n%s", diff)
+				t.Errorf("shellCommand() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

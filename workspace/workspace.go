@@ -28,18 +28,9 @@ type Workspace struct {
 	// RelDir compared element by element ("a", "a/b", "a-b"): the same
 	// order on every OS.
 	Projects []*Project
-	// DeclaredIn is the absolute path of the file that declares the
-	// workspace: the root's pnpm-workspace.yaml or package.json. "" for a
-	// single-project workspace.
-	DeclaredIn string
-	// Patterns are the workspace patterns as declared, in order. nil for a
-	// single-project workspace.
-	Patterns []string
-	// ConfigFile is where vx's task configuration lives: vx.json at the root.
-	// Discover neither reads it nor checks that it exists.
-	ConfigFile string
 
-	byName map[string]*Project
+	index  sync.Once
+	byName map[string]*Project // Projects by Name, built on the first call of Project
 }
 
 // A Project is one package.json directory of the workspace.
@@ -128,19 +119,16 @@ func (w *Workspace) BinPaths(p *Project) []string {
 	return []string{filepath.Join(p.Dir, "node_modules", ".bin"), rootBin}
 }
 
-// Project returns the project named name, or nil if there is none.
+// Project returns the project named name, or nil if there is none. The
+// first call indexes Projects, which must not change after it.
 func (w *Workspace) Project(name string) *Project {
-	if w.byName != nil {
-		if p := w.byName[name]; p != nil && p.Name == name {
-			return p
+	w.index.Do(func() {
+		w.byName = make(map[string]*Project, len(w.Projects))
+		for _, p := range w.Projects {
+			w.byName[p.Name] = p
 		}
-	}
-	for _, p := range w.Projects { // a Workspace built by hand, or edited
-		if p.Name == name {
-			return p
-		}
-	}
-	return nil
+	})
+	return w.byName[name]
 }
 
 // discoverer holds one Discover call's state.
@@ -388,14 +376,8 @@ func (d *discoverer) readManifests(root string, members []member, have func(memb
 // members' manifests, names the projects, checks the names and links the
 // dependencies.
 func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Workspace, error) {
-	w := &Workspace{
-		Root:       f.real,
-		DeclaredIn: f.declaredIn,
-		Patterns:   f.patterns,
-		ConfigFile: filepath.Join(f.real, "vx.json"),
-		Projects:   make([]*Project, 0, 1+len(f.members)),
-		byName:     make(map[string]*Project, 1+len(f.members)),
-	}
+	w := &Workspace{Root: f.real, Projects: make([]*Project, 0, 1+len(f.members))}
+	byName := make(map[string]*Project, 1+len(f.members))
 	manifests := make([]*manifest, 0, 1+len(f.members))
 	add := func(rel string, m *manifest, real string) error {
 		p := &Project{RelDir: rel, Dir: f.real, IsRoot: rel == "."}
@@ -415,10 +397,10 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 			}
 			p.Name = rel
 		}
-		if other := w.byName[p.Name]; other != nil {
+		if other := byName[p.Name]; other != nil {
 			return fmt.Errorf("workspace: projects %q and %q have the same name %q: names must be unique", other.RelDir, rel, p.Name)
 		}
-		w.byName[p.Name] = p
+		byName[p.Name] = p
 		w.Projects = append(w.Projects, p)
 		manifests = append(manifests, m)
 		if pathKey(d.goos, real) == curKey {
@@ -452,7 +434,7 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 	}
 	for i, p := range w.Projects {
 		for _, dep := range manifests[i].deps { // sorted and unique
-			if dep != p.Name && w.byName[dep] != nil {
+			if dep != p.Name && byName[dep] != nil {
 				p.Deps = append(p.Deps, dep)
 			}
 		}

@@ -101,9 +101,6 @@ func checkInvariants(t *testing.T, w *Workspace) {
 	if real, err := filepath.EvalSymlinks(w.Root); err != nil || real != w.Root {
 		t.Errorf("Root %q: real path %q, %v", w.Root, real, err)
 	}
-	if got, want := w.ConfigFile, filepath.Join(w.Root, "vx.json"); got != want {
-		t.Errorf("ConfigFile = %q, want %q", got, want)
-	}
 	if len(w.Projects) == 0 || !w.Projects[0].IsRoot || w.Projects[0].Dir != w.Root || w.Projects[0].RelDir != "." {
 		t.Errorf("the first project is not the root: %+v", w.Projects[0])
 	}
@@ -314,12 +311,6 @@ func TestDiscoverProjectFields(t *testing.T) {
 	if diff := cmp.Diff(want, w.Current); diff != "" {
 		t.Errorf("Discover().Current mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"packages/*"}, w.Patterns); diff != "" {
-		t.Errorf("Discover().Patterns mismatch (-want +got):\n%s", diff)
-	}
-	if got, want := w.DeclaredIn, filepath.Join(root, "package.json"); got != want {
-		t.Errorf("Discover().DeclaredIn = %q, want %q", got, want)
-	}
 
 	w, err = Discover(filepath.Join(base, "pnpm-no-root-manifest", "pkgs", "p"))
 	if err != nil {
@@ -328,16 +319,16 @@ func TestDiscoverProjectFields(t *testing.T) {
 	if got := w.Projects[0].Manifest; got != "" {
 		t.Errorf("root without package.json: Manifest = %q, want \"\"", got)
 	}
-	if got, want := w.DeclaredIn, filepath.Join(base, "pnpm-no-root-manifest", "pnpm-workspace.yaml"); got != want {
-		t.Errorf("Discover().DeclaredIn = %q, want %q", got, want)
+	if got, want := w.Root, filepath.Join(base, "pnpm-no-root-manifest"); got != want {
+		t.Errorf("root without package.json: Root = %q, want %q", got, want)
 	}
 
 	w, err = Discover(filepath.Join(base, "single"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.DeclaredIn != "" || w.Patterns != nil {
-		t.Errorf("single project: DeclaredIn = %q, Patterns = %q, want none", w.DeclaredIn, w.Patterns)
+	if len(w.Projects) != 1 || w.Current != w.Projects[0] {
+		t.Errorf("single project: Projects = %+v, Current = %+v, want the root alone", w.Projects, w.Current)
 	}
 }
 
@@ -531,7 +522,7 @@ func TestBinPaths(t *testing.T) {
 
 func TestProjectByName(t *testing.T) {
 	a, b := &Project{Name: "a"}, &Project{Name: "@s/b"}
-	hand := &Workspace{Projects: []*Project{a, b}} // no index: searched linearly
+	hand := &Workspace{Projects: []*Project{a, b}} // indexed on first use
 	base := fixtures(t)
 	found, err := Discover(filepath.Join(base, "npm"))
 	if err != nil {

@@ -8,5 +8,6 @@
 //
 // Only vx run calls [Check]; read-only commands (vx env, vx ls, --dry-run)
 // are allowed inside a task. A vx run in another workspace runs normally.
-// The package reads no environment itself: cmd/vx passes the two values in.
+// The package reads no environment itself: run.Nested passes the two values
+// in.
 package guard

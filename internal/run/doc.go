@@ -6,4 +6,7 @@
 //
 // Each task's environment comes from [TaskEnv], the one function both
 // `vx run` and `vx env` use, so what `vx env` shows is what the child gets.
+// [Steps] says what each task would start (`vx run --dry-run`) and [Nested]
+// whether a run was started by a task of its own workspace: the command
+// line asks, and formats the answers.
 package run
