@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // fileSystem is the little of the OS that Discover uses. Tests wrap it to
@@ -23,7 +25,7 @@ type osFS struct{}
 
 func (osFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 func (osFS) Stat(name string) (fs.FileInfo, error)     { return os.Stat(name) }
-func (osFS) ReadFile(name string) ([]byte, error)      { return readFile(name) }
+func (osFS) ReadFile(name string) ([]byte, error)      { return inputfile.Read(name) }
 func (osFS) EvalSymlinks(path string) (string, error)  { return filepath.EvalSymlinks(path) }
 
 // maxDepth bounds the walk below the root. Symbolic-link loops stop long

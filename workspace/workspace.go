@@ -309,7 +309,7 @@ func readManifest(fsys fileSystem, dir, show string) (*manifest, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		if fi, serr := fsys.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+		if fi, serr := fsys.Stat(path); serr == nil && fi.IsDir() {
 			return nil, nil // a directory named package.json
 		}
 		return nil, readError(show, err)

@@ -916,9 +916,25 @@ func brokenCases() []brokenCase {
 		{name: "NUL in a define value", files: map[string]string{
 			"package.json": pkg("a", build), "vx.json": `{"tasks": {"build": {"env": {"define": {"A": "x\u0000y"}}}}}`,
 		}, want: `vx\.json"?:1:\d+.*NUL`},
+		{name: "package.json larger than 16 MiB", files: map[string]string{"package.json": wsRoot, "packages/a/package.json": pkg("a", build)},
+			setup: grow("packages/a/package.json"), want: `packages.a.package\.json: cannot read: larger than 16 MiB`},
+		{name: "vx.json larger than 16 MiB", files: map[string]string{"package.json": pkg("a", build), "vx.json": "{}"},
+			setup: grow("vx.json"), want: `vx\.json: cannot read: larger than 16 MiB`},
+		{name: "pnpm-workspace.yaml larger than 16 MiB", files: map[string]string{"package.json": pkg("root", nil), "pnpm-workspace.yaml": "packages: [packages/*]\n", "packages/a/package.json": pkg("a", build)},
+			setup: grow("pnpm-workspace.yaml"), dir: "packages/a", want: `pnpm-workspace\.yaml: cannot read: larger than 16 MiB`},
 		{name: "empty define name", files: map[string]string{
 			"package.json": pkg("a", build), "vx.json": `{"tasks": {"build": {"env": {"define": {"": "x"}}}}}`,
 		}, want: `vx\.json"?:1:\d+.*empty`},
+	}
+}
+
+// grow returns a setup that makes the file at rel one byte larger than the
+// 16 MiB vx reads (sparse where the file system allows).
+func grow(rel string) func(t *testing.T, root string) {
+	return func(t *testing.T, root string) {
+		if err := os.Truncate(filepath.Join(root, filepath.FromSlash(rel)), 16<<20+1); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -946,7 +946,34 @@ func TestReliabilityGuard(t *testing.T) {
 // platformBrokenCases are the bad inputs that need symlinks, permissions
 // or file names that are not UTF-8.
 func platformBrokenCases() []brokenCase {
+	special := func(rel, kind string) func(t *testing.T, root string) {
+		return func(t *testing.T, root string) {
+			path := filepath.Join(root, filepath.FromSlash(rel))
+			os.Remove(path)
+			var err error
+			if kind == "fifo" {
+				err = syscall.Mkfifo(path, 0o644)
+			} else {
+				err = os.Symlink(kind, path)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	return []brokenCase{
+		{name: "project package.json is a symlink to dev-zero", files: map[string]string{"package.json": wsRoot, "packages/a/package.json": pkg("a", build)},
+			setup: special("packages/a/package.json", "/dev/zero"), want: `packages.a.package\.json: cannot read: not a regular file but a character device`},
+		{name: "project package.json is a FIFO", files: map[string]string{"package.json": wsRoot, "packages/a/package.json": pkg("a", build)},
+			setup: special("packages/a/package.json", "fifo"), want: `packages.a.package\.json: cannot read: not a regular file but a named pipe`},
+		{name: "root package.json is a FIFO", files: map[string]string{"package.json": wsRoot, "packages/a/package.json": pkg("a", build)},
+			setup: special("package.json", "fifo"), dir: "packages/a", want: `package\.json: cannot read: not a regular file but a named pipe`},
+		{name: "vx.json is a FIFO", files: map[string]string{"package.json": pkg("a", build), "vx.json": "{}"},
+			setup: special("vx.json", "fifo"), want: `vx\.json: cannot read: not a regular file but a named pipe`},
+		{name: "vx.json is a symlink to dev-zero", files: map[string]string{"package.json": pkg("a", build), "vx.json": "{}"},
+			setup: special("vx.json", "/dev/zero"), want: `vx\.json: cannot read: not a regular file but a character device`},
+		{name: "pnpm-workspace.yaml is a FIFO", files: map[string]string{"package.json": pkg("root", nil), "pnpm-workspace.yaml": "packages: [packages/*]\n", "packages/a/package.json": pkg("a", build)},
+			setup: special("pnpm-workspace.yaml", "fifo"), dir: "packages/a", want: `pnpm-workspace\.yaml: cannot read: not a regular file but a named pipe`},
 		{
 			name:  "10000-deep symlink chain as a project directory",
 			files: map[string]string{"package.json": wsRoot, "packages/a/package.json": pkg("a", build), "elsewhere/real/package.json": pkg("real", build)},

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/vxrun/vx/internal/diag"
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // FileName is the name of the config file at the workspace root.
@@ -49,7 +50,7 @@ type Task struct {
 // and so is any problem in the file's content, with one.
 func Load(root string) (*Config, error) {
 	path := filepath.Join(root, FileName)
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err == nil {
 		return Parse(path, data)
 	}
