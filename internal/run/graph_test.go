@@ -184,11 +184,11 @@ func TestPlan(t *testing.T) {
 			if src == "" {
 				src = "{}"
 			}
-			w := *ws
+			w := &workspace.Workspace{Root: ws.Root, Projects: ws.Projects, Current: ws.Current}
 			if tt.current != "" {
 				w.Current = w.Project(tt.current)
 			}
-			g, err := Plan(&w, mustConfig(t, src), tt.sel)
+			g, err := Plan(w, mustConfig(t, src), tt.sel)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("Plan() error = %v, want %q", err, tt.wantErr)
