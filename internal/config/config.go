@@ -42,6 +42,17 @@ type Task struct {
 	// watcher): it starts whatever the concurrency limit, no task may depend
 	// on it, and it is never cached.
 	Persistent bool
+	// Outputs are the globs of the files the task produces, relative to its
+	// project ("dist/**", "!dist/**/*.map"); nil when absent or [], which
+	// both mean the task produces no files the cache keeps.
+	Outputs []string
+	// Inputs are the globs of the files the task reads, relative to its
+	// project, or to the workspace root when they start with "//". nil when
+	// the key is absent (the cache's default set); non-nil, possibly
+	// empty, when given.
+	Inputs []string
+	// NoCache is "cache": false: the task is never cached.
+	NoCache bool
 }
 
 // Load reads <root>/vx.json. A missing file is an empty config (no tasks),
@@ -108,5 +119,29 @@ func (c *Config) TaskFor(project, task string) Task {
 		PassThrough: slices.Clone(t.PassThrough),
 		Define:      maps.Clone(t.Define),
 		Persistent:  t.Persistent,
+		Outputs:     slices.Clone(t.Outputs),
+		Inputs:      cloneKeepEmpty(t.Inputs),
+		NoCache:     t.NoCache,
 	}
+}
+
+// HasEntry reports whether vx.json has an entry for task in project: the
+// project's own or the generic one.
+func (c *Config) HasEntry(project, task string) bool {
+	if c == nil {
+		return false
+	}
+	if _, ok := c.Tasks[project+"#"+task]; ok {
+		return true
+	}
+	_, ok := c.Tasks[task]
+	return ok
+}
+
+// cloneKeepEmpty clones s keeping the difference between nil and empty.
+func cloneKeepEmpty(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append(make([]string, 0, len(s)), s...)
 }

@@ -73,6 +73,14 @@ func TestParse(t *testing.T) {
 		{name: "empty tasks", in: `{"tasks": {}}`, want: map[string]Task{}},
 		{name: "empty task", in: `{"tasks": {"lint": {}}}`, want: map[string]Task{"lint": {}}},
 		{
+			name: "cache keys",
+			in:   `{"tasks": {"build": {"outputs": ["dist/**", "!dist/**/*.map"], "inputs": ["src/**", "//scripts/build.mjs"]}, "dev": {"cache": false, "inputs": [], "outputs": []}}}`,
+			want: map[string]Task{
+				"build": {Outputs: []string{"dist/**", "!dist/**/*.map"}, Inputs: []string{"src/**", "//scripts/build.mjs"}},
+				"dev":   {NoCache: true, Inputs: []string{}, Outputs: []string{}},
+			},
+		},
+		{
 			name: "empty lists and maps are nil",
 			in:   `{"tasks": {"lint": {"dependsOn": [], "env": {"passThrough": [], "define": {}}}}}`,
 			want: map[string]Task{"lint": {}},
@@ -366,8 +374,48 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "key from another tool",
-			in:   `{"tasks": {"build": {"outputs": ["dist/**"]}}}`,
-			want: `vx.json:1:22: unknown key "outputs" in task "build"; known keys are "dependsOn", "env" and "persistent"`,
+			in:   `{"tasks": {"build": {"outputMode": "full"}}}`,
+			want: `vx.json:1:22: unknown key "outputMode" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs" and "cache"`,
+		},
+		{
+			name: "outputs is a string",
+			in:   `{"tasks": {"build": {"outputs": "dist/**"}}}`,
+			want: `vx.json:1:33: "outputs" of task "build" must be an array of strings, found a string; did you mean ["dist/**"]?`,
+		},
+		{
+			name: "outputs outside the project",
+			in:   `{"tasks": {"build": {"outputs": ["dist/**", "../shared/**"]}}}`,
+			want: `vx.json:1:45: invalid outputs glob "../shared/**" in task "build": ".." is not allowed: outputs stay inside the project`,
+		},
+		{
+			name: "outputs from the root",
+			in:   `{"tasks": {"build": {"outputs": ["//dist/**"]}}}`,
+			want: `vx.json:1:34: invalid outputs glob "//dist/**" in task "build": outputs are relative to the project; "//" (from the workspace root) is for inputs`,
+		},
+		{
+			name: "absolute input",
+			in:   `{"tasks": {"build": {"inputs": ["/etc/hosts"]}}}`,
+			want: `vx.json:1:33: invalid inputs glob "/etc/hosts" in task "build": globs are relative to the project; write "//path" for a path from the workspace root`,
+		},
+		{
+			name: "input with ..",
+			in:   `{"tasks": {"build": {"inputs": ["!../x"]}}}`,
+			want: `vx.json:1:33: invalid inputs glob "!../x" in task "build": ".." is not allowed; write "//path" for a path from the workspace root`,
+		},
+		{
+			name: "bad glob",
+			in:   `{"tasks": {"build": {"inputs": ["src/[a"]}}}`,
+			want: `vx.json:1:33: invalid inputs glob "src/[a" in task "build": not a valid glob (an unclosed [ or {?)`,
+		},
+		{
+			name: "backslash",
+			in:   `{"tasks": {"build": {"outputs": ["dist\\x"]}}}`,
+			want: `vx.json:1:34: invalid outputs glob "dist\\x" in task "build": write paths with "/", not "\"`,
+		},
+		{
+			name: "cache is a string",
+			in:   `{"tasks": {"build": {"cache": "false"}}}`,
+			want: `vx.json:1:31: "cache" of task "build" must be true or false, found a string; did you mean false?`,
 		},
 		{
 			name: "unknown env key",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // This file checks the parsed tree against the layout of vx.json and builds
@@ -12,7 +14,7 @@ import (
 // Keys known at each level, in the order suggestions prefer them.
 var (
 	topKeys  = []string{"tasks", "$schema"}
-	taskKeys = []string{"dependsOn", "env", "persistent"}
+	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache"}
 	envKeys  = []string{"passThrough", "define"}
 )
 
@@ -97,6 +99,33 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				return t, errHint(m.val.off, hint, `"persistent" of task %q must be true or false, found %s`, name, m.val.describe())
 			}
 			t.Persistent = m.val.boolean
+		case "outputs", "inputs":
+			list, err := stringList(m.val, m.key, name)
+			if err != nil {
+				return t, err
+			}
+			for i, g := range list {
+				if reason := checkGlob(g, m.key == "inputs"); reason != "" {
+					return t, errAt(m.val.elems[i].off, "invalid %s glob %q in task %q: %s", m.key, g, name, reason)
+				}
+			}
+			if list == nil {
+				list = []string{}
+			}
+			if m.key == "outputs" {
+				t.Outputs = list
+			} else {
+				t.Inputs = list
+			}
+		case "cache":
+			if m.val.kind != kindBool {
+				hint := ""
+				if m.val.kind == kindString && (m.val.str == "true" || m.val.str == "false") {
+					hint = fmt.Sprintf("did you mean %s?", m.val.str)
+				}
+				return t, errHint(m.val.off, hint, `"cache" of task %q must be true or false, found %s`, name, m.val.describe())
+			}
+			t.NoCache = !m.val.boolean
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {
@@ -283,6 +312,45 @@ func checkPassThrough(s string) string {
 	}
 	if i := strings.IndexByte(s, '*'); i >= 0 && i != len(s)-1 {
 		return `"*" is allowed only at the end, as in "NEXT_PUBLIC_*"`
+	}
+	return ""
+}
+
+// checkGlob returns why g is not a valid outputs or inputs glob, or "".
+// Globs are slash-separated and relative to the project; a leading "!"
+// excludes, and in inputs a leading "//" makes the glob relative to the
+// workspace root.
+func checkGlob(g string, input bool) string {
+	g = strings.TrimPrefix(g, "!")
+	if strings.HasPrefix(g, "//") {
+		if !input {
+			return `outputs are relative to the project; "//" (from the workspace root) is for inputs`
+		}
+		g = g[2:]
+	}
+	switch {
+	case g == "":
+		return "a glob cannot be empty"
+	case strings.HasPrefix(g, "/") || len(g) > 1 && g[1] == ':':
+		if input {
+			return `globs are relative to the project; write "//path" for a path from the workspace root`
+		}
+		return "globs are relative to the project, not absolute"
+	case strings.IndexByte(g, 0) >= 0:
+		return "a glob cannot contain NUL"
+	case strings.Contains(g, "\\"):
+		return `write paths with "/", not "\"`
+	}
+	for _, elem := range strings.Split(g, "/") {
+		if elem == ".." {
+			if input {
+				return `".." is not allowed; write "//path" for a path from the workspace root`
+			}
+			return `".." is not allowed: outputs stay inside the project`
+		}
+	}
+	if !doublestar.ValidatePattern(g) {
+		return "not a valid glob (an unclosed [ or {?)"
 	}
 	return ""
 }

@@ -1,0 +1,520 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+)
+
+// Options configure [New].
+type Options struct {
+	Dir     string   // the store's directory
+	Root    string   // the workspace root, absolute
+	Environ []string // vx's environment: git is looked up in its PATH and run with it
+	// Read and Write say whether entries are looked up and stored:
+	// --force is Write only, --no-cache neither (then New is not called).
+	Read, Write bool
+	// Warn receives the cache's warnings, one line each ("vx: ..."): an
+	// unusable entry, a result not stored. nil discards them.
+	Warn io.Writer
+	// Remote, when set, is asked after a local miss, and receives what a
+	// run stores (in the background; [Cache.Close] waits for it).
+	Remote Remote
+	// MaxSize is the store's size cap applied by Close after a run that
+	// stored something: least recently used entries go first. 0 = 5 GiB,
+	// negative = no cap.
+	MaxSize int64
+	GOOS    string // "" = runtime.GOOS
+	GOARCH  string // "" = runtime.GOARCH
+}
+
+// DefaultMaxSize is the store's default size cap.
+const DefaultMaxSize = 5 << 30
+
+// Cache is the task cache of one run.
+type Cache struct {
+	opts  Options
+	store *Store
+	sc    *scanner
+
+	snapOnce sync.Once
+	snap     *snapshot
+	snapErr  error
+
+	mu     sync.Mutex
+	nodes  map[string]string // node path → version
+	hits   int
+	misses int
+	stored int
+	warned map[string]bool
+
+	uploads sync.WaitGroup
+}
+
+// New opens the store and prepares a cache for one run.
+func New(o Options) (*Cache, error) {
+	if o.GOOS == "" {
+		o.GOOS = goos
+	}
+	if o.GOARCH == "" {
+		o.GOARCH = goarch
+	}
+	if o.MaxSize == 0 {
+		o.MaxSize = DefaultMaxSize
+	}
+	st, err := OpenStore(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cache{opts: o, store: st, nodes: map[string]string{}, warned: map[string]bool{}}
+	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
+	if git, err := exec.LookPath("git", o.Environ); err == nil {
+		c.sc.git = git
+	}
+	if rel, err := filepath.Rel(o.Root, o.Dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		c.sc.skip = filepath.ToSlash(rel)
+	}
+	return c, nil
+}
+
+// Store returns the local store.
+func (c *Cache) Store() *Store { return c.store }
+
+// Prepare starts reading the workspace's files in the background, so that
+// the first Key does not wait for all of it.
+func (c *Cache) Prepare() { go c.snapshot() }
+
+func (c *Cache) snapshot() (*snapshot, error) {
+	c.snapOnce.Do(func() { c.snap, c.snapErr = c.sc.scan(nil) })
+	return c.snap, c.snapErr
+}
+
+func (c *Cache) warn(format string, args ...any) {
+	if c.opts.Warn == nil {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.warned[msg] {
+		return
+	}
+	c.warned[msg] = true
+	fmt.Fprintf(c.opts.Warn, "vx: %s\n", msg)
+}
+
+// NodeVersion returns the version of the node program found in env's PATH
+// ("v22.3.0"), or "" when there is none. It runs node --version once per
+// node binary: the answer is kept in the memo by the binary's size, time
+// and inode.
+func (c *Cache) NodeVersion(env []string) string {
+	path, err := exec.LookPath("node", env)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
+	c.mu.Lock()
+	v, ok := c.nodes[real]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return ""
+	}
+	mkey := memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+	if e, ok := c.sc.memo.get("node\x00" + real); ok && e.memoKey == mkey {
+		v = e.st.id
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := osexec.CommandContext(ctx, path, "--version")
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			v = "unknown"
+		} else {
+			v = strings.TrimSpace(string(out))
+			c.sc.memo.put("node\x00"+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
+		}
+	}
+	c.mu.Lock()
+	c.nodes[real] = v
+	c.mu.Unlock()
+	return v
+}
+
+func (c *Cache) platform() []Property {
+	return []Property{{Name: "OSFamily", Value: c.opts.GOOS}, {Name: "ISA", Value: c.opts.GOARCH}}
+}
+
+// Key returns the key of t from the workspace's files as they were when
+// the run started.
+func (c *Cache) Key(t *TaskSpec) (*Key, error) {
+	snap, err := c.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return makeKey(snap, t, c.platform(), c.extraFile), nil
+}
+
+// extraFile hashes a file the snapshot does not list (a package.json or
+// lockfile that git ignores).
+func (c *Cache) extraFile(p string) (fileState, bool) {
+	st, ok, err := c.sc.hashOne(p, false, time.Now())
+	if err != nil {
+		return fileState{}, false
+	}
+	return st, ok
+}
+
+// Hit is a usable cache entry.
+type Hit struct {
+	key    *Key
+	result *ActionResult
+	Remote bool // found in the remote cache (and now stored locally too)
+}
+
+// Elapsed returns how long the task took when its result was stored, or 0.
+func (h *Hit) Elapsed() time.Duration {
+	if h.result.Start.IsZero() || h.result.End.IsZero() {
+		return 0
+	}
+	return h.result.End.Sub(h.result.Start)
+}
+
+// Lookup returns the entry for k, from the local store, else from the
+// remote. A damaged, incomplete or unsafe entry is a miss with a warning.
+func (c *Cache) Lookup(k *Key) (*Hit, bool) {
+	if !c.opts.Read {
+		return nil, false
+	}
+	h, err := c.lookupLocal(k)
+	if err == nil {
+		return h, true
+	}
+	if !errors.Is(err, ErrNotFound) {
+		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), err)
+	}
+	if c.opts.Remote != nil {
+		h, err := c.lookupRemote(k)
+		if err == nil {
+			return h, true
+		}
+		if !errors.Is(err, ErrNotFound) {
+			c.warn("%s: remote cache: %v; running the task", k.spec.ID, err)
+		}
+	}
+	return nil, false
+}
+
+// Hit counts a restored entry, Miss a task that ran, for the summary of
+// the run that `vx cache status` shows.
+func (c *Cache) countHit()  { c.mu.Lock(); c.hits++; c.mu.Unlock() }
+func (c *Cache) CountMiss() { c.mu.Lock(); c.misses++; c.mu.Unlock() }
+
+func (c *Cache) lookupLocal(k *Key) (*Hit, error) {
+	data, err := c.store.GetActionResult(k.Action)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.checkResult(k, data)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range resultBlobs(r) {
+		if !c.store.HasBlob(d) {
+			return nil, fmt.Errorf("blob %s is missing", short(d))
+		}
+	}
+	return &Hit{key: k, result: r}, nil
+}
+
+// checkResult decodes an ActionResult and refuses one vx must not restore.
+func (c *Cache) checkResult(k *Key, data []byte) (*ActionResult, error) {
+	r, err := UnmarshalActionResult(data)
+	if err != nil {
+		return nil, err
+	}
+	if r.ExitCode != 0 {
+		return nil, fmt.Errorf("the entry is of a run that failed (exit code %d)", r.ExitCode)
+	}
+	if err := checkPaths(k.spec.Outputs, r); err != nil {
+		return nil, fmt.Errorf("refused: %w", err)
+	}
+	return r, nil
+}
+
+func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	data, err := c.opts.Remote.GetActionResult(ctx, k.Action)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.checkResult(k, data)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range resultBlobs(r) {
+		if c.store.HasBlob(d) {
+			continue
+		}
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(c.opts.Remote.ReadBlob(ctx, d, pw)) }()
+		_, err := c.store.WriteBlob(d, pr)
+		pr.CloseWithError(err)
+		if err != nil {
+			return nil, fmt.Errorf("blob %s: %w", short(d), err)
+		}
+	}
+	if err := c.store.UpdateActionResult(k.Action, data); err != nil {
+		return nil, err
+	}
+	return &Hit{key: k, result: r, Remote: true}, nil
+}
+
+// resultBlobs lists the blobs an ActionResult names.
+func resultBlobs(r *ActionResult) []Digest {
+	ds := []Digest{r.StdoutDigest, r.StderrDigest}
+	for _, f := range r.OutputFiles {
+		ds = append(ds, f.Digest)
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Hash != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func short(d Digest) string {
+	if len(d.Hash) < 12 {
+		return d.Hash
+	}
+	return d.Hash[:12]
+}
+
+// Restore puts the hit's outputs in place under the project directory dir
+// (files under the output globs that the entry does not hold are removed)
+// and then writes its logs to stdout and stderr. On an error nothing of the
+// project has been changed unless the error says so, the damaged blob is
+// dropped from the store, and the task must run.
+func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
+	logs := make([][]byte, 2)
+	for i, d := range []Digest{h.result.StdoutDigest, h.result.StderrDigest} {
+		if d.Hash == "" {
+			continue
+		}
+		b, err := c.store.ReadBlob(d)
+		if err != nil {
+			c.dropBlob(d, err)
+			c.warn("%s: cache entry %s unusable (%v); running the task", h.key.spec.ID, short(h.key.Action), err)
+			return err
+		}
+		logs[i] = b
+	}
+	if err := restoreOutputs(c.store, h.key.spec.Outputs, h.result, dir); err != nil {
+		var be *blobError
+		if errors.As(err, &be) {
+			c.dropBlob(be.d, be.err)
+		}
+		c.warn("%s: cache entry %s unusable (%v); running the task", h.key.spec.ID, short(h.key.Action), err)
+		return err
+	}
+	c.countHit()
+	if len(logs[0]) > 0 && stdout != nil {
+		stdout.Write(logs[0])
+	}
+	if len(logs[1]) > 0 && stderr != nil {
+		stderr.Write(logs[1])
+	}
+	return nil
+}
+
+func (c *Cache) dropBlob(d Digest, err error) {
+	if errors.Is(err, errCorrupt) {
+		os.Remove(c.store.BlobPath(d))
+	}
+}
+
+// Capture is where a running task's output is kept for the entry: two
+// files in the store, which [Cache.Save] takes over.
+type Capture struct {
+	Stdout, Stderr *os.File
+	Start          time.Time
+}
+
+// NewCapture returns files to copy a task's stdout and stderr into.
+func (c *Cache) NewCapture() (*Capture, error) {
+	o, err := c.store.tempFile()
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.store.tempFile()
+	if err != nil {
+		o.Close()
+		os.Remove(o.Name())
+		return nil, err
+	}
+	return &Capture{Stdout: o, Stderr: e, Start: time.Now()}, nil
+}
+
+// Discard removes a capture that will not be stored.
+func (cp *Capture) Discard() {
+	for _, f := range []*os.File{cp.Stdout, cp.Stderr} {
+		f.Close()
+		os.Remove(f.Name())
+	}
+}
+
+// Save stores the result of a task that exited 0: its outputs under the
+// project directory dir and the captured logs, under k. It does not store
+// when the task's inputs changed while it ran (they are read again), nor
+// when an output cannot be kept safely (a symbolic link leaving the
+// project); it warns instead. With a remote, the upload continues in the
+// background.
+func (c *Cache) Save(k *Key, cp *Capture, dir string) {
+	defer cp.Discard()
+	if !c.opts.Write {
+		return
+	}
+	end := time.Now()
+	snap, err := c.sc.scan(scanDirs(k.spec))
+	if err != nil {
+		c.warn("%s: not cached: %v", k.spec.ID, err)
+		return
+	}
+	if now := makeKey(snap, k.spec, c.platform(), c.extraFile); now.InputRoot != k.InputRoot {
+		c.warn("%s: not cached: its inputs changed while it ran (%s)", k.spec.ID, firstChange(k, now))
+		return
+	}
+	r, err := collectOutputs(c.store, k.spec.Outputs, dir)
+	if err != nil {
+		c.warn("%s: not cached: %v", k.spec.ID, err)
+		return
+	}
+	r.Start, r.End = cp.Start, end
+	for i, f := range []*os.File{cp.Stdout, cp.Stderr} {
+		if err := f.Sync(); err != nil {
+			c.warn("%s: not cached: %v", k.spec.ID, err)
+			return
+		}
+		d, err := c.store.PutFile(f.Name())
+		if err != nil {
+			c.warn("%s: not cached: %v", k.spec.ID, err)
+			return
+		}
+		if i == 0 {
+			r.StdoutDigest = d
+		} else {
+			r.StderrDigest = d
+		}
+	}
+	for _, b := range [][]byte{k.action, k.command, k.manifest} {
+		if _, err := c.store.PutBytes(b); err != nil {
+			c.warn("%s: not cached: %v", k.spec.ID, err)
+			return
+		}
+	}
+	data := r.Marshal()
+	if err := c.store.UpdateActionResult(k.Action, data); err != nil {
+		c.warn("%s: not cached: %v", k.spec.ID, err)
+		return
+	}
+	c.mu.Lock()
+	c.stored++
+	c.mu.Unlock()
+	if c.opts.Remote != nil {
+		c.uploads.Add(1)
+		go func() {
+			defer c.uploads.Done()
+			if err := c.upload(k, r, data); err != nil {
+				c.warn("%s: remote cache: upload failed: %v", k.spec.ID, err)
+			}
+		}()
+	}
+}
+
+// upload sends an entry and its blobs to the remote.
+func (c *Cache) upload(k *Key, r *ActionResult, data []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	blobs := append(resultBlobs(r), DigestOf(k.action), k.Command, k.InputRoot)
+	missing, err := c.opts.Remote.FindMissingBlobs(ctx, blobs)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		src := make([]BlobSource, 0, len(missing))
+		for _, d := range missing {
+			src = append(src, BlobSource{Digest: d, Path: c.store.BlobPath(d)})
+		}
+		if err := c.opts.Remote.UploadBlobs(ctx, src); err != nil {
+			return err
+		}
+	}
+	return c.opts.Remote.UpdateActionResult(ctx, k.Action, data)
+}
+
+// firstChange names the first input that differs between two keys.
+func firstChange(before, after *Key) string {
+	old := map[string]string{}
+	for _, f := range before.Inputs {
+		old[f.Path] = f.ID
+	}
+	for _, f := range after.Inputs {
+		if id, ok := old[f.Path]; !ok {
+			return f.Path + " appeared"
+		} else if id != f.ID {
+			return f.Path + " changed"
+		}
+		delete(old, f.Path)
+	}
+	for p := range old {
+		return p + " disappeared"
+	}
+	return "the file list changed"
+}
+
+// Stats are the counts of a run.
+type Stats struct {
+	Hits, Misses, Stored int
+}
+
+// Close waits for uploads, writes the memo and the run's counts, and
+// applies the size cap when the run stored something.
+func (c *Cache) Close() Stats {
+	c.uploads.Wait()
+	c.mu.Lock()
+	st := Stats{Hits: c.hits, Misses: c.misses, Stored: c.stored}
+	c.mu.Unlock()
+	if err := c.sc.memo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.warn("cache: cannot write the memo: %v", err)
+	}
+	writeLastRun(c.store, st)
+	if st.Stored > 0 && c.opts.MaxSize > 0 {
+		if _, err := c.store.Prune(PruneOptions{MaxSize: c.opts.MaxSize}); err != nil {
+			c.warn("cache: pruning the store: %v", err)
+		}
+	}
+	if c.opts.Remote != nil {
+		c.opts.Remote.Close()
+	}
+	return st
+}

@@ -1,0 +1,245 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// FormatVersion is the cache format version. It is the Action's salt, so
+// changing it makes every old entry a miss.
+const FormatVersion = "vx-cache-1"
+
+// Lockfiles are the workspace-level lockfiles every key covers, relative
+// to the root.
+var Lockfiles = []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"}
+
+// TaskSpec is what the key of a task is made of.
+type TaskSpec struct {
+	ID     string // "<project>#<task>", for messages
+	RelDir string // the project's directory relative to the root, slash-separated; "." for the root
+	// Argv is the command as exec.ShellCommand builds it: the script and
+	// the arguments after --, with no machine path in it.
+	Argv []string
+	// Env holds the task's declared variables (define, and passThrough as
+	// expanded) with their values; a passThrough variable vx's environment
+	// does not have is absent. Values enter the key hashed.
+	Env     []Property
+	Inputs  []string // vx.json "inputs"; nil = the default set
+	Outputs []string // vx.json "outputs"
+	Deps    []DepKey // the keys of the tasks it depends on
+	Node    string   // the version of the node in the task's PATH, "" when there is none
+}
+
+// DepKey is the key of a task this one depends on.
+type DepKey struct {
+	ID     string
+	Action Digest
+}
+
+// Key is the cache key of a task: the digest of a REAPI Action, and the
+// parts it was made of (for --dry-run=json and for storing).
+type Key struct {
+	Action    Digest
+	Command   Digest
+	InputRoot Digest
+	Env       []Property // names with hashed values, as in the Command
+	Platform  []Property
+	Inputs    []InputFile // the input files, by path from the root
+	Deps      []DepKey
+
+	spec                      *TaskSpec
+	action, command, manifest []byte
+}
+
+// InputFile is one file of a key.
+type InputFile struct {
+	Path string `json:"path"` // slash-separated, relative to the root
+	ID   string `json:"id"`   // git blob id of the content
+	Exec bool   `json:"exec,omitempty"`
+}
+
+// hashValue is how a variable's value enters the key: never in plain text.
+func hashValue(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// matchGlobs applies globs in order, the last one matching p deciding; a
+// glob starting with "!" excludes. rel is p relative to the project ("" when
+// p is outside it); root-relative globs ("//...") match p from the root.
+func matchGlobs(globs []string, rootRel, rel string, inProject bool) bool {
+	in := false
+	for _, g := range globs {
+		neg := strings.HasPrefix(g, "!")
+		if neg {
+			g = g[1:]
+		}
+		var ok bool
+		if strings.HasPrefix(g, "//") {
+			ok, _ = doublestar.Match(g[2:], rootRel)
+		} else if inProject {
+			ok, _ = doublestar.Match(g, rel)
+		}
+		if ok {
+			in = !neg
+		}
+	}
+	return in
+}
+
+// projectRel returns p (root-relative) relative to the project dir.
+func projectRel(dir, p string) (string, bool) {
+	if dir == "." {
+		return p, true
+	}
+	if strings.HasPrefix(p, dir+"/") {
+		return p[len(dir)+1:], true
+	}
+	return "", false
+}
+
+// inputPaths returns the root-relative paths of t's input files in snap.
+func inputPaths(snap *snapshot, t *TaskSpec) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	isOutput := func(p string) bool {
+		rel, ok := projectRel(t.RelDir, p)
+		return ok && matchGlobs(t.Outputs, p, rel, true)
+	}
+	if t.Inputs == nil {
+		for _, p := range snap.under(t.RelDir) {
+			if !isOutput(p) {
+				add(p)
+			}
+		}
+	} else {
+		candidates := snap.under(t.RelDir)
+		for _, p := range candidates {
+			rel, _ := projectRel(t.RelDir, p)
+			if matchGlobs(t.Inputs, p, rel, true) && !isOutput(p) {
+				add(p)
+			}
+		}
+		for _, base := range rootGlobBases(t.Inputs) {
+			for _, p := range snap.under(base) {
+				if seen[p] {
+					continue
+				}
+				rel, in := projectRel(t.RelDir, p)
+				if matchGlobs(t.Inputs, p, rel, in) && !isOutput(p) {
+					add(p)
+				}
+			}
+		}
+	}
+	add(path.Join(t.RelDir, "package.json"))
+	for _, l := range Lockfiles {
+		add(l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rootGlobBases returns the directories (from the root) under which the
+// root-relative globs of list can match: "." for a glob like "//**/x".
+func rootGlobBases(list []string) []string {
+	var bases []string
+	for _, g := range list {
+		if !strings.HasPrefix(g, "//") {
+			continue
+		}
+		base, rest := doublestar.SplitPattern(g[2:])
+		if !strings.ContainsAny(rest, "*?[{\\") {
+			base = g[2:] // a literal path: that file (or directory)
+		}
+		if base == "" {
+			base = "."
+		}
+		bases = append(bases, base)
+	}
+	return bases
+}
+
+// scanDirs returns the root-relative paths whose files can be inputs of t:
+// for rescanning after it ran.
+func scanDirs(t *TaskSpec) []string {
+	dirs := []string{t.RelDir}
+	if t.RelDir != "." {
+		dirs = append(dirs, rootGlobBases(t.Inputs)...)
+		dirs = append(dirs, Lockfiles...)
+	}
+	for _, d := range dirs {
+		if d == "." {
+			return nil // everything
+		}
+	}
+	return dirs
+}
+
+// makeKey builds t's key from the files of snap; platform holds the
+// platform properties (OS, architecture).
+func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p string) (fileState, bool)) *Key {
+	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
+	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
+
+	var m strings.Builder
+	m.WriteString("vx inputs 1\n")
+	for _, d := range k.Deps {
+		fmt.Fprintf(&m, "dep %s %s\n", d.Action.Hash, strconv.Quote(d.ID))
+	}
+	for _, p := range inputPaths(snap, t) {
+		st, ok := snap.files[p]
+		if !ok && extra != nil {
+			st, ok = extra(p) // package.json or a lockfile git ignores
+		}
+		if !ok {
+			continue
+		}
+		x := "-"
+		if st.exec {
+			x = "x"
+		}
+		fmt.Fprintf(&m, "file %s %s %s\n", st.id, x, strconv.Quote(p))
+		k.Inputs = append(k.Inputs, InputFile{Path: p, ID: st.id, Exec: st.exec})
+	}
+	k.manifest = []byte(m.String())
+	k.InputRoot = DigestOf(k.manifest)
+
+	for _, e := range t.Env {
+		k.Env = append(k.Env, Property{Name: e.Name, Value: hashValue(e.Value)})
+	}
+	sort.Slice(k.Env, func(i, j int) bool { return k.Env[i].Name < k.Env[j].Name })
+	outs := append([]string(nil), t.Outputs...)
+	sort.Strings(outs)
+	cmd := &Command{Arguments: t.Argv, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: outs}
+	if t.RelDir == "." {
+		cmd.WorkingDirectory = ""
+	}
+	k.command = cmd.Marshal()
+	k.Command = DigestOf(k.command)
+
+	k.Platform = append([]Property(nil), platform...)
+	node := t.Node
+	if node == "" {
+		node = "none"
+	}
+	k.Platform = append(k.Platform, Property{Name: "node-version", Value: node})
+	sort.Slice(k.Platform, func(i, j int) bool { return k.Platform[i].Name < k.Platform[j].Name })
+	a := &Action{CommandDigest: k.Command, InputRootDigest: k.InputRoot, Salt: []byte(FormatVersion), Platform: k.Platform}
+	k.action = a.Marshal()
+	k.Action = DigestOf(k.action)
+	return k
+}

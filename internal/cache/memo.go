@@ -1,0 +1,156 @@
+package cache
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// memo remembers the id of files vx hashed, by absolute path, with the
+// size, modification time and inode they had, so that a file that did not
+// change is not read again. It lives in the store (file "memo") and is
+// read at the first use and written back, whole, when it changed.
+type memo struct {
+	path string
+
+	once    sync.Once
+	mu      sync.Mutex
+	entries map[string]memoEntry
+	dirty   bool
+}
+
+type memoKey struct {
+	size, mtime int64
+	ino         uint64
+	sha256      bool // the id is a SHA-256 git id
+}
+
+type memoEntry struct {
+	memoKey
+	st fileState
+}
+
+func (m *memo) load() {
+	m.once.Do(func() {
+		m.entries = map[string]memoEntry{}
+		if m.path == "" {
+			return
+		}
+		data, err := os.ReadFile(m.path)
+		if err != nil || !bytes.HasPrefix(data, []byte(memoMagic)) {
+			return
+		}
+		data = data[len(memoMagic):]
+		// Records: path NUL size NUL mtime NUL ino NUL flags NUL id NUL.
+		for len(data) > 0 {
+			var f [6][]byte
+			ok := true
+			for i := range f {
+				j := bytes.IndexByte(data, 0)
+				if j < 0 {
+					ok = false
+					break
+				}
+				f[i], data = data[:j], data[j+1:]
+			}
+			if !ok {
+				break // a cut-off last record is dropped
+			}
+			size, e1 := strconv.ParseInt(string(f[1]), 10, 64)
+			mtime, e2 := strconv.ParseInt(string(f[2]), 10, 64)
+			ino, e3 := strconv.ParseUint(string(f[3]), 10, 64)
+			if e1 != nil || e2 != nil || e3 != nil || len(f[4]) != 2 {
+				continue
+			}
+			m.entries[string(f[0])] = memoEntry{
+				memoKey: memoKey{size: size, mtime: mtime, ino: ino, sha256: f[4][1] == 's'},
+				st:      fileState{id: string(f[5]), exec: f[4][0] == 'x'},
+			}
+		}
+	})
+}
+
+const memoMagic = "vxmemo1\x00"
+
+func (m *memo) get(abs string) (memoEntry, bool) {
+	if m == nil {
+		return memoEntry{}, false
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[abs]
+	return e, ok
+}
+
+func (m *memo) put(abs string, e memoEntry) {
+	if m == nil {
+		return
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.entries[abs]; ok && old == e {
+		return
+	}
+	m.entries[abs] = e
+	m.dirty = true
+}
+
+// save writes the memo back when it changed, through a temporary file in
+// dir so that a concurrent reader sees the old or the new memo whole.
+func (m *memo) save(tmpDir string) error {
+	if m == nil || m.path == "" {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.dirty {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString(memoMagic)
+	for p, e := range m.entries {
+		if _, err := os.Lstat(p); err != nil {
+			continue // forget files that are gone
+		}
+		flags := []byte{'-', '1'}
+		if e.st.exec {
+			flags[0] = 'x'
+		}
+		if e.sha256 {
+			flags[1] = 's'
+		}
+		b.WriteString(p)
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(e.size, 10))
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(e.mtime, 10))
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatUint(e.ino, 10))
+		b.WriteByte(0)
+		b.Write(flags)
+		b.WriteByte(0)
+		b.WriteString(e.st.id)
+		b.WriteByte(0)
+	}
+	f, err := os.CreateTemp(tmpDir, "memo-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), m.path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	m.dirty = false
+	return nil
+}

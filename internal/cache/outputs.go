@@ -1,0 +1,350 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// safeRel reports whether p is a clean, slash-separated relative path that
+// stays below its base: no "..", no absolute path, no drive, no empty or
+// "." element, no backslash or NUL.
+func safeRel(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00:") || path.Clean(p) != p {
+		return false
+	}
+	for _, e := range strings.Split(p, "/") {
+		if e == ".." || e == "." || e == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// linkStaysInside reports whether a symbolic link at p (relative to the
+// project) with this target points inside the project.
+func linkStaysInside(p, target string) bool {
+	if target == "" || strings.ContainsAny(target, "\\\x00") || path.IsAbs(target) || filepath.IsAbs(target) || filepath.VolumeName(target) != "" {
+		return false
+	}
+	joined := path.Join(path.Dir(p), target)
+	return joined != ".." && !strings.HasPrefix(joined, "../")
+}
+
+// checkPaths refuses an ActionResult that names a path outside the project
+// or outside the task's outputs, or a symbolic link leaving the project.
+func checkPaths(outputs []string, r *ActionResult) error {
+	seen := map[string]bool{}
+	check := func(p string) error {
+		if !safeRel(p) {
+			return fmt.Errorf("the entry names the path %q, outside the project", p)
+		}
+		if !matchGlobs(outputs, "", p, true) {
+			return fmt.Errorf("the entry names %q, which the task's outputs do not match", p)
+		}
+		if seen[p] {
+			return fmt.Errorf("the entry names %q twice", p)
+		}
+		seen[p] = true
+		return nil
+	}
+	for _, f := range r.OutputFiles {
+		if err := check(f.Path); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.OutputSymlinks {
+		if err := check(s.Path); err != nil {
+			return err
+		}
+		if !linkStaysInside(s.Path, s.Target) {
+			return fmt.Errorf("the symbolic link %q points outside the project (%q)", s.Path, s.Target)
+		}
+	}
+	// No entry may sit below another: a file "dist" and a file "dist/a".
+	for p := range seen {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if seen[d] {
+				return fmt.Errorf("the entry names %q below %q", p, d)
+			}
+		}
+	}
+	return nil
+}
+
+// outputBases returns the directories (relative to the project) under
+// which the positive output globs can match.
+func outputBases(outputs []string) []string {
+	var bases []string
+	for _, g := range outputs {
+		if strings.HasPrefix(g, "!") {
+			continue
+		}
+		base, rest := doublestar.SplitPattern(g)
+		if !strings.ContainsAny(rest, "*?[{\\") {
+			base = g
+		}
+		bases = append(bases, base)
+	}
+	sort.Strings(bases)
+	// Drop bases below another.
+	out := bases[:0]
+	for _, b := range bases {
+		if len(out) > 0 {
+			last := out[len(out)-1]
+			if last == "." || b == last || strings.HasPrefix(b, last+"/") {
+				continue
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// outputEntry is a file or symbolic link found under the outputs.
+type outputEntry struct {
+	rel  string
+	info fs.FileInfo
+}
+
+// findOutputs lists the files and symbolic links under dir that the output
+// globs match, node_modules excluded. Symbolic links to directories are
+// not followed.
+func findOutputs(outputs []string, dir string) ([]outputEntry, error) {
+	var found []outputEntry
+	for _, base := range outputBases(outputs) {
+		start := filepath.Join(dir, filepath.FromSlash(base))
+		if fi, err := os.Lstat(start); err != nil || (!fi.IsDir() && base == ".") {
+			continue
+		}
+		err := filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if e.IsDir() {
+				if e.Name() == "node_modules" || e.Name() == ".git" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !matchGlobs(outputs, "", rel, true) {
+				return nil
+			}
+			if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
+				return nil // sockets, pipes, devices
+			}
+			info, err := e.Info()
+			if err != nil {
+				return err
+			}
+			found = append(found, outputEntry{rel: rel, info: info})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the outputs: %w", err)
+		}
+	}
+	return found, nil
+}
+
+// collectOutputs stores the files the output globs match under dir and
+// returns the ActionResult that lists them.
+func collectOutputs(st *Store, outputs []string, dir string) (*ActionResult, error) {
+	r := &ActionResult{}
+	entries, err := findOutputs(outputs, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
+		if e.info.Mode()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(abs)
+			if err != nil {
+				return nil, err
+			}
+			target = filepath.ToSlash(target)
+			if !linkStaysInside(e.rel, target) {
+				return nil, fmt.Errorf("the output %s is a symbolic link out of the project (to %s)", e.rel, target)
+			}
+			r.OutputSymlinks = append(r.OutputSymlinks, OutputSymlink{Path: e.rel, Target: target})
+			continue
+		}
+		d, err := st.PutFile(abs)
+		if err != nil {
+			return nil, err
+		}
+		mode := uint32(e.info.Mode().Perm())
+		r.OutputFiles = append(r.OutputFiles, OutputFile{Path: e.rel, Digest: d, Executable: mode&0o111 != 0, Mode: mode})
+	}
+	return r, nil
+}
+
+// blobError is a blob that could not be read during a restore.
+type blobError struct {
+	d   Digest
+	err error
+}
+
+func (e *blobError) Error() string { return e.err.Error() }
+func (e *blobError) Unwrap() error { return e.err }
+
+// fileMode is the mode a restored file gets: its recorded permission bits
+// without setuid, setgid or sticky, else 0755 or 0644 by is_executable.
+func fileMode(f OutputFile) os.FileMode {
+	if f.Mode != 0 {
+		return os.FileMode(f.Mode & 0o777)
+	}
+	if f.Executable {
+		return 0o755
+	}
+	return 0o644
+}
+
+// restoreOutputs makes the outputs under dir exactly those of r: every
+// file is first written beside its place and checked against its digest;
+// only when all are, the files of the outputs that r does not hold are
+// removed and the new ones renamed into place.
+func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (err error) {
+	type staged struct{ tmp, dst string }
+	var done []staged
+	defer func() {
+		if err != nil {
+			for _, s := range done {
+				os.Remove(s.tmp)
+			}
+		}
+	}()
+	for _, f := range r.OutputFiles {
+		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := makeParents(outputs, dir, f.Path); err != nil {
+			return err
+		}
+		tmp, err := stageBlob(st, f.Digest, filepath.Dir(dst), fileMode(f))
+		if err != nil {
+			return err
+		}
+		done = append(done, staged{tmp, dst})
+	}
+	for _, s := range r.OutputSymlinks {
+		if err := makeParents(outputs, dir, s.Path); err != nil {
+			return err
+		}
+	}
+	// Remove what the entry does not hold.
+	keep := map[string]bool{}
+	for _, f := range r.OutputFiles {
+		keep[f.Path] = true
+	}
+	existing, err := findOutputs(outputs, dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range existing {
+		if !keep[e.rel] {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(e.rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing %s: %w", e.rel, err)
+			}
+		}
+	}
+	for _, s := range done {
+		if fi, err := os.Lstat(s.dst); err == nil && fi.IsDir() {
+			if err := os.RemoveAll(s.dst); err != nil {
+				return err
+			}
+		}
+		if err := os.Rename(s.tmp, s.dst); err != nil {
+			return fmt.Errorf("restoring %s: %w", s.dst, err)
+		}
+	}
+	done = nil
+	for _, s := range r.OutputSymlinks {
+		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
+		if fi, err := os.Lstat(dst); err == nil && fi.IsDir() {
+			os.RemoveAll(dst)
+		}
+		if err := os.Symlink(filepath.FromSlash(s.Target), dst); err != nil {
+			return fmt.Errorf("restoring the symbolic link %s: %w", s.Path, err)
+		}
+	}
+	return nil
+}
+
+// makeParents creates the directories of rel below dir, refusing to go
+// through a symbolic link (which could lead out of the project) and
+// replacing a file that stands where a directory must be only when the
+// outputs would remove it anyway.
+func makeParents(outputs []string, dir, rel string) error {
+	cur := dir
+	elems := strings.Split(rel, "/")
+	for i, e := range elems[:len(elems)-1] {
+		cur = filepath.Join(cur, e)
+		fi, err := os.Lstat(cur)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(cur, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+		case err != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("refused: %s is a symbolic link; vx restores outputs only through real directories", cur)
+		case !fi.IsDir():
+			if !matchGlobs(outputs, "", strings.Join(elems[:i+1], "/"), true) {
+				return fmt.Errorf("refused: %s is a file, not a directory, and not an output", cur)
+			}
+			if err := os.Remove(cur); err != nil {
+				return err
+			}
+			if err := os.Mkdir(cur, 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stageBlob copies blob d to a new temporary file in dir, checking its
+// digest, with the given mode.
+func stageBlob(st *Store, d Digest, dir string, mode os.FileMode) (string, error) {
+	src, err := st.OpenBlob(d)
+	if err != nil {
+		return "", &blobError{d, err}
+	}
+	defer src.Close()
+	f, err := os.CreateTemp(dir, ".vx-restore-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, src)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", &blobError{d, err}
+	}
+	if err := f.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

@@ -1,0 +1,8 @@
+package cache
+
+import "runtime"
+
+const (
+	goos   = runtime.GOOS
+	goarch = runtime.GOARCH
+)

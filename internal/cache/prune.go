@@ -1,0 +1,250 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PruneOptions say what [Store.Prune] removes.
+type PruneOptions struct {
+	MaxSize int64         // keep the most recently used entries within this many bytes; 0 = no limit
+	MaxAge  time.Duration // remove entries not used for this long; 0 = no limit
+	// Grace protects blobs and temporary files younger than this from
+	// removal even when no entry names them: a concurrent run may be
+	// about to. 0 = one hour.
+	Grace time.Duration
+}
+
+// PruneResult says what Prune removed and what is left.
+type PruneResult struct {
+	RemovedEntries, RemovedBlobs int
+	RemovedBytes                 int64
+	Entries                      int
+	Bytes                        int64
+}
+
+type acEntry struct {
+	path  string
+	used  time.Time
+	size  int64
+	blobs []Digest
+}
+
+// Prune removes entries, least recently used first, until the store fits
+// in MaxSize, and entries unused for MaxAge; then the blobs no remaining
+// entry names (older than Grace), and stale temporary files.
+func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
+	if o.Grace == 0 {
+		o.Grace = time.Hour
+	}
+	now := time.Now()
+	var res PruneResult
+	entries, err := s.entries()
+	if err != nil {
+		return res, err
+	}
+	blobSizes := map[string]int64{}
+	blobTimes := map[string]time.Time{}
+	err = filepath.WalkDir(filepath.Join(s.Dir, "cas"), func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		if fi, err := e.Info(); err == nil {
+			blobSizes[e.Name()] = fi.Size()
+			blobTimes[e.Name()] = fi.ModTime()
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("cache: %w", err)
+	}
+	// Newest first: keep while within the limits.
+	sort.Slice(entries, func(i, j int) bool { return entries[i].used.After(entries[j].used) })
+	counted := map[string]bool{}
+	var total int64
+	var keep []acEntry
+	for _, e := range entries {
+		add := e.size
+		for _, d := range e.blobs {
+			if !counted[d.Hash] {
+				add += blobSizes[d.Hash]
+			}
+		}
+		tooOld := o.MaxAge > 0 && now.Sub(e.used) > o.MaxAge
+		tooBig := o.MaxSize > 0 && total+add > o.MaxSize
+		if tooOld || tooBig {
+			if err := os.Remove(e.path); err == nil {
+				res.RemovedEntries++
+				res.RemovedBytes += e.size
+			}
+			continue
+		}
+		total += add
+		for _, d := range e.blobs {
+			counted[d.Hash] = true
+		}
+		keep = append(keep, e)
+	}
+	for h, size := range blobSizes {
+		if counted[h] || now.Sub(blobTimes[h]) < o.Grace {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.Dir, "cas", h[:min(2, len(h))], h)); err == nil {
+			res.RemovedBlobs++
+			res.RemovedBytes += size
+		}
+	}
+	if tmps, err := os.ReadDir(filepath.Join(s.Dir, "tmp")); err == nil {
+		for _, t := range tmps {
+			if fi, err := t.Info(); err == nil && now.Sub(fi.ModTime()) > o.Grace {
+				os.Remove(filepath.Join(s.Dir, "tmp", t.Name()))
+			}
+		}
+	}
+	res.Entries = len(keep)
+	res.Bytes = total
+	return res, nil
+}
+
+// entries lists the action entries with the blobs each names (its Action,
+// Command and input list, its outputs and logs). An unreadable entry names
+// no blob and is pruned first.
+func (s *Store) entries() ([]acEntry, error) {
+	var out []acEntry
+	err := filepath.WalkDir(filepath.Join(s.Dir, "ac"), func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return nil
+		}
+		ent := acEntry{path: p, used: fi.ModTime(), size: fi.Size()}
+		action := Digest{Hash: e.Name()}
+		if data, err := os.ReadFile(p); err == nil && len(data) > len(acMagic)+65 {
+			if r, err := UnmarshalActionResult(data[len(acMagic)+65:]); err == nil {
+				ent.blobs = append(resultBlobs(r), action)
+				if ab, err := os.ReadFile(s.BlobPath(action)); err == nil {
+					if a, err := UnmarshalAction(ab); err == nil {
+						ent.blobs = append(ent.blobs, a.CommandDigest, a.InputRootDigest)
+					}
+				}
+			} else {
+				ent.used = time.Time{}
+			}
+		} else {
+			ent.used = time.Time{}
+		}
+		out = append(out, ent)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return out, nil
+}
+
+// Status describes a store for `vx cache status`.
+type Status struct {
+	Dir     string    `json:"dir"`
+	Bytes   int64     `json:"bytes"`
+	Entries int       `json:"entries"`
+	Blobs   int       `json:"blobs"`
+	LastRun *LastRun  `json:"lastRun"`
+	Oldest  time.Time `json:"-"`
+}
+
+// LastRun holds the counts of the last run that used the store.
+type LastRun struct {
+	Time   time.Time `json:"time"`
+	Hits   int       `json:"hits"`
+	Misses int       `json:"misses"`
+	Stored int       `json:"stored"`
+}
+
+// Status reads the store's size and counts without changing it.
+func (s *Store) Status() (Status, error) {
+	st := Status{Dir: s.Dir}
+	err := filepath.WalkDir(s.Dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return nil
+		}
+		st.Bytes += fi.Size()
+		switch filepath.Base(filepath.Dir(filepath.Dir(p))) {
+		case "ac":
+			st.Entries++
+		case "cas":
+			st.Blobs++
+		}
+		return nil
+	})
+	if err != nil {
+		return st, fmt.Errorf("cache: %w", err)
+	}
+	st.LastRun = readLastRun(s)
+	return st, nil
+}
+
+func writeLastRun(s *Store, st Stats) {
+	f, err := s.tempFile()
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "time %d\nhits %d\nmisses %d\nstored %d\n", time.Now().Unix(), st.Hits, st.Misses, st.Stored)
+	f.Close()
+	if err := os.Rename(f.Name(), filepath.Join(s.Dir, "last-run")); err != nil {
+		os.Remove(f.Name())
+	}
+}
+
+func readLastRun(s *Store) *LastRun {
+	data, err := os.ReadFile(filepath.Join(s.Dir, "last-run"))
+	if err != nil {
+		return nil
+	}
+	lr := &LastRun{}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "time":
+			lr.Time = time.Unix(n, 0)
+		case "hits":
+			lr.Hits = int(n)
+		case "misses":
+			lr.Misses = int(n)
+		case "stored":
+			lr.Stored = int(n)
+		}
+	}
+	return lr
+}
