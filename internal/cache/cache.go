@@ -99,6 +99,9 @@ func (c *Cache) snapshot() (*snapshot, error) {
 	return c.snap, c.snapErr
 }
 
+// Warnf writes one warning line, once per run for the same text.
+func (c *Cache) Warnf(format string, args ...any) { c.warn(format, args...) }
+
 func (c *Cache) warn(format string, args ...any) {
 	if c.opts.Warn == nil {
 		return
@@ -220,6 +223,13 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Has reports whether the local store holds a usable entry for k, without
+// restoring it.
+func (c *Cache) Has(k *Key) bool {
+	_, err := c.lookupLocal(k)
+	return err == nil
 }
 
 // Hit counts a restored entry, Miss a task that ran, for the summary of
@@ -358,6 +368,36 @@ func (c *Cache) dropBlob(d Digest, err error) {
 type Capture struct {
 	Stdout, Stderr *os.File
 	Start          time.Time
+
+	mu     sync.Mutex
+	broken error // a write to the files failed: the logs are incomplete
+}
+
+// Tee returns a writer that writes to w (nil: nowhere) and keeps a copy
+// in f, one of the capture's files. A failure to keep the copy never
+// reaches the task; the result is then not stored.
+func (cp *Capture) Tee(w io.Writer, f *os.File) io.Writer {
+	return &teeWriter{w: w, f: f, cp: cp}
+}
+
+type teeWriter struct {
+	w  io.Writer
+	f  *os.File
+	cp *Capture
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	t.cp.mu.Lock()
+	if t.cp.broken == nil {
+		if _, err := t.f.Write(p); err != nil {
+			t.cp.broken = err
+		}
+	}
+	t.cp.mu.Unlock()
+	if t.w == nil {
+		return len(p), nil
+	}
+	return t.w.Write(p)
 }
 
 // NewCapture returns files to copy a task's stdout and stderr into.
@@ -395,6 +435,10 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		return
 	}
 	end := time.Now()
+	if cp.broken != nil {
+		c.warn("%s: not cached: keeping its output failed: %v", k.spec.ID, cp.broken)
+		return
+	}
 	snap, err := c.sc.scan(scanDirs(k.spec))
 	if err != nil {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
@@ -490,6 +534,12 @@ func firstChange(before, after *Key) string {
 		return p + " disappeared"
 	}
 	return "the file list changed"
+}
+
+// CloseReadOnly ends a cache that only computed keys (--dry-run): the
+// memo is written, nothing else.
+func (c *Cache) CloseReadOnly() {
+	c.sc.memo.save(filepath.Join(c.store.Dir, "tmp"))
 }
 
 // Stats are the counts of a run.

@@ -251,6 +251,11 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 	for _, f := range r.OutputFiles {
 		keep[f.Path] = true
 	}
+	for _, s := range done {
+		if rel, err := filepath.Rel(dir, s.tmp); err == nil {
+			keep[filepath.ToSlash(rel)] = true // staged, not yet in place
+		}
+	}
 	existing, err := findOutputs(outputs, dir)
 	if err != nil {
 		return err

@@ -224,8 +224,12 @@ func (r *ActionResult) Marshal() []byte {
 		b = appendMessageField(b, 2, m)
 	}
 	b = appendVarintField(b, 4, uint64(int64(r.ExitCode)))
-	b = appendMessageField(b, 6, r.StdoutDigest.marshal())
-	b = appendMessageField(b, 8, r.StderrDigest.marshal())
+	if r.StdoutDigest.Hash != "" {
+		b = appendMessageField(b, 6, r.StdoutDigest.marshal())
+	}
+	if r.StderrDigest.Hash != "" {
+		b = appendMessageField(b, 8, r.StderrDigest.marshal())
+	}
 	if !r.Start.IsZero() || !r.End.IsZero() {
 		var m []byte
 		if !r.Start.IsZero() {

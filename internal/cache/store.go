@@ -92,12 +92,10 @@ func commit(tmp, dst string) error {
 	return nil
 }
 
-// PutBytes stores data as a blob and returns its digest.
+// PutBytes stores data as a blob and returns its digest. A blob already
+// there is replaced: it may be one a disk damaged.
 func (s *Store) PutBytes(data []byte) (Digest, error) {
 	d := DigestOf(data)
-	if s.HasBlob(d) {
-		return d, nil
-	}
 	_, err := s.WriteBlob(d, bytes.NewReader(data))
 	return d, err
 }
@@ -123,10 +121,8 @@ func (s *Store) PutFile(path string) (Digest, error) {
 		return Digest{}, fmt.Errorf("cache: copying %s: %w", path, err)
 	}
 	d := Digest{Hash: hex.EncodeToString(h.Sum(nil)), Size: n}
-	if s.HasBlob(d) {
-		os.Remove(f.Name())
-		return d, nil
-	}
+	// Replace a blob already there: the copy is made anyway, and the old
+	// one may be damaged (a damaged blob is never used, but must not stay).
 	return d, commit(f.Name(), s.BlobPath(d))
 }
 

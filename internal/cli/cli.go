@@ -73,7 +73,8 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, envCmd, lsCmd, completionCmd}
+	commands = []*command{runCmd, envCmd, lsCmd, cacheCmd, completionCmd}
+	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 }
 
 func dispatch(p *Process) (int, error) {
@@ -225,11 +226,17 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if dry && a.set["summary"] {
+		return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
+	}
+	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
+	tc := openCache(p, a, ws, g, envOf, !dry)
 	if dry {
-		if a.set["summary"] {
-			return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
+		err := printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), tc, dryFormat == "json")
+		if tc != nil {
+			tc.C.CloseReadOnly()
 		}
-		return ExitOK, printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), dryFormat == "json")
+		return ExitOK, err
 	}
 	var sum *summaryOut
 	stdout := p.Stdout
@@ -241,8 +248,8 @@ func runRun(p *Process, a *parsed) (int, error) {
 			stdout = p.Stderr // stdout holds the summary only
 		}
 	}
-	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	out := run.Execute(g, run.Options{
+		Cache:          tc,
 		Concurrency:    conc,
 		Continue:       a.set["continue"],
 		Grace:          graceDur,
@@ -256,6 +263,9 @@ func runRun(p *Process, a *parsed) (int, error) {
 		Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 		Signals:        p.Signals,
 	})
+	if tc != nil {
+		tc.Close()
+	}
 	if sum != nil {
 		if err := sum.write(p, out, a.after); err != nil {
 			return out.Code(), err
@@ -277,9 +287,12 @@ type planTask struct {
 	Error     string   `json:"error,omitempty"` // why the task could not start (its shell is not in its PATH)
 	// Persistent: the task runs until stopped; it holds no --concurrency slot.
 	Persistent bool `json:"persistent"`
+	// Cache is the task's cache key and whether the store has it; absent
+	// when the task is not cached.
+	Cache *planCache `json:"cache,omitempty"`
 }
 
-func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
+func printPlan(w io.Writer, steps []run.Step, tc *run.TaskCache, asJSON bool) error {
 	tasks := make([]planTask, 0, len(steps))
 	for _, s := range steps {
 		n := s.Node
@@ -296,6 +309,7 @@ func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
 			t.Argv = []string{}
 			t.Error = s.Err.Error()
 		}
+		t.Cache = planCacheOf(tc, n)
 		tasks = append(tasks, t)
 	}
 	if asJSON {
@@ -323,6 +337,15 @@ func printPlan(w io.Writer, steps []run.Step, asJSON bool) error {
 			fmt.Fprintf(w, "   error:   %s\n", t.Error)
 		} else {
 			fmt.Fprintf(w, "   runs:    %q\n", t.Argv)
+		}
+		switch c := t.Cache; {
+		case c == nil:
+		case c.Error != "":
+			fmt.Fprintf(w, "   cache:   no key: %s\n", c.Error)
+		case c.Hit:
+			fmt.Fprintf(w, "   cache:   hit, key %s (%d input files)\n", c.Key[:16], len(c.Inputs))
+		default:
+			fmt.Fprintf(w, "   cache:   miss, key %s (%d input files)\n", c.Key[:16], len(c.Inputs))
 		}
 	}
 	return nil

@@ -42,8 +42,8 @@ func TestComplete(t *testing.T) {
 		words []string // after "vx", the last being completed
 		want  string   // the whole output
 	}{
-		{"commands", root, []string{""}, ":plain\nrun\nenv\nls\ncompletion\nhelp\n"},
-		{"command prefix", root, []string{"c"}, ":plain\ncompletion\n"},
+		{"commands", root, []string{""}, ":plain\nrun\nenv\nls\ncache\ncompletion\nhelp\n"},
+		{"command prefix", root, []string{"c"}, ":plain\ncache\ncompletion\n"},
 		{"top-level flags", root, []string{"--"}, ":plain\n--help\n--version\n"},
 		{"help topics", root, []string{"help", "e"}, ":plain\nenv\n"},
 		{"shells", root, []string{"completion", ""}, ":plain\nbash\nzsh\nfish\npowershell\n"},
@@ -74,7 +74,7 @@ func TestComplete(t *testing.T) {
 		{"unknown command", root, []string{"bogus", ""}, ":plain\n"},
 		{"outside a workspace: nothing, no error", outside, []string{"run", ""}, ":plain\n"},
 		{"an empty word as older PowerShell passes it", web, []string{"run", `""`}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\ndev\tnext dev\n"},
-		{"no words at all", root, nil, ":plain\nrun\nenv\nls\ncompletion\nhelp\n"},
+		{"no words at all", root, nil, ":plain\nrun\nenv\nls\ncache\ncompletion\nhelp\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,6 +63,11 @@ type Options struct {
 	// 0 means 10s; negative turns the warning off.
 	StallWarning time.Duration
 
+	// Cache, when set, is asked before each cacheable task starts: a hit
+	// restores its outputs and replays its logs instead of running it, and
+	// a task that exits 0 is stored.
+	Cache *TaskCache
+
 	// Signals delivers the interrupts vx receives (SIGINT, SIGTERM). The
 	// first is passed on once to every running task's process tree and
 	// stops new tasks from starting; a second, or the end of Grace, kills
@@ -74,7 +79,8 @@ type Options struct {
 type Outcome struct {
 	Total     int      // tasks in the graph
 	Started   int      // tasks that were started
-	Succeeded int      //
+	Succeeded int      // tasks that ran or were restored from the cache
+	Cached    int      // tasks restored from the cache (counted in Started and Succeeded too)
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
 	Signal    os.Signal
@@ -90,7 +96,8 @@ type Outcome struct {
 // TaskRun is what became of one task of a run.
 type TaskRun struct {
 	Node *Node
-	// Status is "succeeded", "failed", or "skipped" (not started: a
+	// Status is "succeeded", "cached" (restored from the task cache, not
+	// run), "failed", or "skipped" (not started: a
 	// dependency failed, or the run stopped first).
 	Status     string
 	Start, End time.Time // zero when the task did not start
@@ -129,6 +136,7 @@ type result struct {
 	err    error
 	closer func()
 	end    time.Time
+	cached bool // restored from the cache, not run
 }
 
 // Execute runs g. Dependencies finish before their dependents start.
@@ -186,6 +194,15 @@ func Execute(g *Graph, opts Options) Outcome {
 		}
 		out.Started++
 		out.Tasks[n.index].Start = time.Now()
+		if opts.Cache != nil {
+			var hit bool
+			if hit, spec.Stdout, spec.Stderr = opts.Cache.before(n, spec.Stdout, spec.Stderr); hit {
+				out.Cached++
+				go func() { results <- result{n: n, closer: closer, end: time.Now(), cached: true} }()
+				running[n] = nil
+				return
+			}
+		}
 		p, err := exec.Start(spec)
 		if err != nil {
 			if errors.Is(err, osexec.ErrNotFound) {
@@ -284,10 +301,16 @@ func Execute(g *Graph, opts Options) Outcome {
 			stopStall() // a slot came free: the wait starts again
 			r.closer()
 			failed := r.err != nil || r.res.ExitCode != 0
+			if opts.Cache != nil {
+				opts.Cache.after(r.n, !failed)
+			}
 			out.ExitCode = r.res.ExitCode
 			tr := &out.Tasks[r.n.index]
 			tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
 			tr.Status = "succeeded"
+			if r.cached {
+				tr.Status = "cached"
+			}
 			if failed {
 				tr.Status = "failed"
 			}
@@ -392,7 +415,14 @@ func describe(r exec.Result) string {
 // summary is the one line printed after a run of several tasks.
 func summary(o Outcome, color bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "vx: %d %s: %d succeeded", o.Total, plural(o.Total, "task", "tasks"), o.Succeeded)
+	if o.Cached > 0 {
+		fmt.Fprintf(&b, "vx: %d %s: %d cached, %d ran", o.Total, plural(o.Total, "task", "tasks"), o.Cached, o.Started-o.Cached)
+		if len(o.Failed) == 0 {
+			b.WriteString(", 0 failed")
+		}
+	} else {
+		fmt.Fprintf(&b, "vx: %d %s: %d succeeded", o.Total, plural(o.Total, "task", "tasks"), o.Succeeded)
+	}
 	if len(o.Failed) > 0 {
 		shown := make([]string, len(o.Failed))
 		for i, id := range o.Failed {

@@ -20,6 +20,10 @@ type Node struct {
 	Config  config.Task // the task's declarations (dependsOn, env)
 	Deps    []*Node     // the tasks that finish before this one starts, sorted by ID
 	Target  bool        // asked for on the command line (not only a dependency): gets the arguments after --
+	// Cacheable: vx.json has an entry for the task that is neither
+	// "cache": false nor persistent. A script without an entry is never
+	// cached.
+	Cacheable bool
 
 	index int // position in Graph.Nodes
 }
@@ -224,5 +228,7 @@ func Task(cfg *config.Config, proj *workspace.Project, task string) (*Node, erro
 
 // newNode is the task node of proj's script task, with its declarations.
 func newNode(cfg *config.Config, proj *workspace.Project, task string) *Node {
-	return &Node{ID: proj.Name + "#" + task, Project: proj, Task: task, Script: proj.Scripts[task], Config: cfg.TaskFor(proj.Name, task)}
+	n := &Node{ID: proj.Name + "#" + task, Project: proj, Task: task, Script: proj.Scripts[task], Config: cfg.TaskFor(proj.Name, task)}
+	n.Cacheable = cfg.HasEntry(proj.Name, task) && !n.Config.NoCache && !n.Config.Persistent
+	return n
 }

@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/run"
+	"github.com/vxrun/vx/workspace"
+)
+
+// CacheDirEnv names the variable that chooses the cache's store, as
+// --cache-dir does (the flag wins).
+const CacheDirEnv = "VX_CACHE_DIR"
+
+var cacheRunFlags = []flagSpec{
+	{name: "force", kind: boolFlag, usage: "run every task, even those the cache holds, and store the results"},
+	{name: "no-cache", kind: boolFlag, usage: "neither read nor write the task cache"},
+	{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
+}
+
+// cacheDir returns the store's directory: --cache-dir, else VX_CACHE_DIR,
+// else node_modules/.cache/vx at the root. A relative directory is taken
+// from vx's working directory.
+func cacheDir(p *Process, a *parsed, root string) string {
+	dir := a.str("cache-dir")
+	if dir == "" {
+		dir, _ = exec.LookupEnv(p.Environ, CacheDirEnv, p.GOOS)
+	}
+	if dir == "" {
+		return filepath.Join(root, "node_modules", ".cache", "vx")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(p.Dir, dir)
+	}
+	return filepath.Clean(dir)
+}
+
+// openCache returns the task cache of a run, or nil when the run has no
+// cacheable task or --no-cache is given. A store that cannot be opened is a
+// warning: the run goes on without the cache.
+func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, envOf func(*run.Node) []string, write bool) *run.TaskCache {
+	if a.set["no-cache"] {
+		return nil
+	}
+	any := false
+	for _, n := range g.Nodes {
+		any = any || n.Cacheable
+	}
+	if !any {
+		return nil
+	}
+	c, err := cache.New(cache.Options{
+		Dir:     cacheDir(p, a, ws.Root),
+		Root:    ws.Root,
+		Environ: p.Environ,
+		Read:    !a.set["force"],
+		Write:   write,
+		Warn:    p.Stderr,
+		GOOS:    p.GOOS,
+	})
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "vx: the task cache is off for this run: %v\n", err)
+		return nil
+	}
+	c.Prepare()
+	return &run.TaskCache{C: c, Env: envOf, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
+}
+
+// planCache is a task's cache key in --dry-run=json: the key and what it
+// is made of.
+type planCache struct {
+	Key       string            `json:"key"` // the SHA-256 of the REAPI Action
+	Hit       bool              `json:"hit"` // the local store holds a usable entry
+	Command   string            `json:"command"`
+	InputRoot string            `json:"inputRoot"`
+	Env       map[string]string `json:"env"` // declared variables, values hashed
+	Platform  map[string]string `json:"platform"`
+	Deps      map[string]string `json:"deps"` // dependency ID → its key
+	Inputs    []cache.InputFile `json:"inputs"`
+	Outputs   []string          `json:"outputs"`
+	Error     string            `json:"error,omitempty"`
+}
+
+func planCacheOf(tc *run.TaskCache, n *run.Node) *planCache {
+	if tc == nil || !n.Cacheable {
+		return nil
+	}
+	k, err := tc.Key(n)
+	if err != nil {
+		return &planCache{Error: err.Error()}
+	}
+	pc := &planCache{Key: k.Action.Hash, Hit: tc.C.Has(k), Command: k.Command.Hash, InputRoot: k.InputRoot.Hash,
+		Env: map[string]string{}, Platform: map[string]string{}, Deps: map[string]string{}, Inputs: k.Inputs,
+		Outputs: append([]string{}, n.Config.Outputs...)}
+	for _, e := range k.Env {
+		pc.Env[e.Name] = e.Value
+	}
+	for _, e := range k.Platform {
+		pc.Platform[e.Name] = e.Value
+	}
+	for _, d := range k.Deps {
+		pc.Deps[d.ID] = d.Action.Hash
+	}
+	if pc.Inputs == nil {
+		pc.Inputs = []cache.InputFile{}
+	}
+	return pc
+}
+
+var cacheCmd = &command{
+	name:    "cache",
+	summary: "show or prune the task cache's store",
+	usage:   "vx cache status [--json] | vx cache prune [--max-size 5GB] [--max-age 7d]  [--cache-dir DIR]",
+	flags: []flagSpec{
+		{name: "max-size", kind: stringFlag, arg: "SIZE", usage: "prune: keep the most recently used entries within SIZE (500MB, 5GB, 5GiB)"},
+		{name: "max-age", kind: stringFlag, arg: "AGE", usage: "prune: remove entries not used for AGE (7d, 12h, 30m)"},
+		{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
+		{name: "json", kind: boolFlag, usage: "status: print a JSON object"},
+	},
+	run: runCache,
+}
+
+func runCache(p *Process, a *parsed) (int, error) {
+	if len(a.pos) != 1 || (a.pos[0] != "status" && a.pos[0] != "prune") {
+		return ExitUsage, usagef("vx cache: say status or prune: vx cache status, vx cache prune --max-size 5GB")
+	}
+	dir := a.str("cache-dir")
+	if dir == "" {
+		if v, _ := exec.LookupEnv(p.Environ, CacheDirEnv, p.GOOS); v == "" {
+			ws, err := workspace.Discover(p.Dir)
+			if err != nil {
+				return ExitUsage, err
+			}
+			dir = cacheDir(p, a, ws.Root)
+		}
+	}
+	if dir == "" {
+		dir = cacheDir(p, a, "")
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(p.Dir, dir)
+	}
+	st := &cache.Store{Dir: dir}
+	if a.pos[0] == "status" {
+		s, err := st.Status()
+		if err != nil {
+			return 1, err
+		}
+		if a.set["json"] {
+			return ExitOK, writeJSON(p.Stdout, s)
+		}
+		fmt.Fprintf(p.Stdout, "store:   %s\nsize:    %s\nentries: %d (%d blobs)\n", s.Dir, humanBytes(s.Bytes), s.Entries, s.Blobs)
+		if lr := s.LastRun; lr != nil {
+			fmt.Fprintf(p.Stdout, "last run: %s: %d hits, %d misses, %d stored\n", lr.Time.Format(time.RFC3339), lr.Hits, lr.Misses, lr.Stored)
+		} else {
+			fmt.Fprintf(p.Stdout, "last run: none recorded\n")
+		}
+		return ExitOK, nil
+	}
+	var o cache.PruneOptions
+	if v := a.str("max-size"); v != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			return ExitUsage, usagef("--max-size takes a size such as 500MB, 5GB or 5GiB, not %q", v)
+		}
+		o.MaxSize = n
+	}
+	if v := a.str("max-age"); v != "" {
+		d, err := parseAge(v)
+		if err != nil {
+			return ExitUsage, usagef("--max-age takes an age such as 7d, 12h or 30m, not %q", v)
+		}
+		o.MaxAge = d
+	}
+	if !a.set["max-size"] && !a.set["max-age"] {
+		o.MaxSize = cache.DefaultMaxSize
+	}
+	res, err := st.Prune(o)
+	if err != nil {
+		return 1, err
+	}
+	fmt.Fprintf(p.Stdout, "removed %d entries and %d blobs (%s); %d entries left, %s\n",
+		res.RemovedEntries, res.RemovedBlobs, humanBytes(res.RemovedBytes), res.Entries, humanBytes(res.Bytes))
+	return ExitOK, nil
+}
+
+// parseSize reads 1234, 500KB, 500MB, 5GB (powers of 1000) or 5KiB, 5MiB,
+// 5GiB (powers of 1024); case does not matter.
+func parseSize(s string) (int64, error) {
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, suf := range []struct {
+		s string
+		m int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"TIB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"B", 1}} {
+		if strings.HasSuffix(u, suf.s) {
+			u, mult = strings.TrimSpace(strings.TrimSuffix(u, suf.s)), suf.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(u, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(f * float64(mult)), nil
+}
+
+// parseAge reads a Go duration or a number of days ("7d").
+func parseAge(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(d, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("bad age %q", s)
+		}
+		return time.Duration(n * 24 * float64(time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad age %q", s)
+	}
+	return d, nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

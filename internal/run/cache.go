@@ -1,0 +1,157 @@
+package run
+
+import (
+	"io"
+	"sync"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/config"
+)
+
+// TaskCache connects [Execute] to the task cache: before a cacheable task
+// starts it looks its key up (local store, then the remote) and on a hit
+// restores the outputs and replays the logs instead of running it; after
+// the task exits 0 it stores the result in the background, so dependents
+// do not wait for the store.
+type TaskCache struct {
+	C      *cache.Cache
+	Env    func(*Node) []string // the task's environment (TaskEnv)
+	Parent []string             // vx's environment, where passThrough values come from
+	Args   []string             // the arguments after --, for target tasks
+	GOOS   string               // "" = the host's
+
+	mu    sync.Mutex
+	keys  map[*Node]*cache.Key
+	caps  map[*Node]*cache.Capture
+	saves sync.WaitGroup
+}
+
+// Key returns n's cache key (computed once per run). The keys of n's
+// dependencies are part of it.
+func (tc *TaskCache) Key(n *Node) (*cache.Key, error) {
+	tc.mu.Lock()
+	if k, ok := tc.keys[n]; ok {
+		tc.mu.Unlock()
+		return k, nil
+	}
+	tc.mu.Unlock()
+	var deps []cache.DepKey
+	for _, d := range n.Deps {
+		dk, err := tc.Key(d)
+		if err != nil {
+			return nil, err
+		}
+		deps = append(deps, cache.DepKey{ID: d.ID, Action: dk.Action})
+	}
+	k, err := tc.C.Key(tc.spec(n, deps))
+	if err != nil {
+		return nil, err
+	}
+	tc.mu.Lock()
+	if tc.keys == nil {
+		tc.keys = map[*Node]*cache.Key{}
+	}
+	tc.keys[n] = k
+	tc.mu.Unlock()
+	return k, nil
+}
+
+// spec gathers what n's key is made of.
+func (tc *TaskCache) spec(n *Node, deps []cache.DepKey) *cache.TaskSpec {
+	var args []string
+	if n.Target {
+		args = tc.Args
+	}
+	_, argv := exec.ShellCommand(n.Script, args, tc.GOOS)
+	// The declared variables: passThrough values as vx's environment has
+	// them, then define, which wins, as in the task's environment.
+	vals := map[string]string{}
+	for _, name := range config.ExpandPassThrough(n.Config.PassThrough, tc.Parent, tc.GOOS) {
+		if v, ok := exec.LookupEnv(tc.Parent, name, tc.GOOS); ok {
+			vals[exec.EnvNameKey(name, tc.GOOS)] = v
+		}
+	}
+	names := map[string]string{}
+	for _, name := range config.ExpandPassThrough(n.Config.PassThrough, tc.Parent, tc.GOOS) {
+		names[exec.EnvNameKey(name, tc.GOOS)] = name
+	}
+	for name, v := range n.Config.Define {
+		k := exec.EnvNameKey(name, tc.GOOS)
+		vals[k], names[k] = v, name
+	}
+	var env []cache.Property
+	for k, v := range vals {
+		env = append(env, cache.Property{Name: names[k], Value: v})
+	}
+	return &cache.TaskSpec{
+		ID:      n.ID,
+		RelDir:  n.Project.RelDir,
+		Argv:    argv,
+		Env:     env,
+		Inputs:  n.Config.Inputs,
+		Outputs: n.Config.Outputs,
+		Deps:    deps,
+		Node:    tc.C.NodeVersion(tc.Env(n)),
+	}
+}
+
+// before is called when n is about to start, with the writers its output
+// goes to. It returns true when n need not run: its outputs were restored
+// and its logs written to stdout and stderr. Otherwise it returns the
+// writers to give the task, which also keep its output for the entry.
+func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer, io.Writer) {
+	if !n.Cacheable {
+		return false, stdout, stderr
+	}
+	k, err := tc.Key(n)
+	if err != nil {
+		tc.C.Warnf("%s: no cache key: %v; running the task", n.ID, err)
+		return false, stdout, stderr
+	}
+	if h, ok := tc.C.Lookup(k); ok {
+		if tc.C.Restore(h, n.Project.Dir, stdout, stderr) == nil {
+			return true, stdout, stderr
+		}
+	}
+	tc.C.CountMiss()
+	cp, err := tc.C.NewCapture()
+	if err != nil {
+		tc.C.Warnf("%s: not cached: %v", n.ID, err)
+		return false, stdout, stderr
+	}
+	tc.mu.Lock()
+	if tc.caps == nil {
+		tc.caps = map[*Node]*cache.Capture{}
+	}
+	tc.caps[n] = cp
+	tc.mu.Unlock()
+	return false, cp.Tee(stdout, cp.Stdout), cp.Tee(stderr, cp.Stderr)
+}
+
+// after is called when n ended; ok is true when it exited 0.
+func (tc *TaskCache) after(n *Node, ok bool) {
+	tc.mu.Lock()
+	cp := tc.caps[n]
+	delete(tc.caps, n)
+	k := tc.keys[n]
+	tc.mu.Unlock()
+	if cp == nil {
+		return
+	}
+	if !ok {
+		cp.Discard()
+		return
+	}
+	tc.saves.Add(1)
+	go func() {
+		defer tc.saves.Done()
+		tc.C.Save(k, cp, n.Project.Dir)
+	}()
+}
+
+// Close waits for the results being stored and closes the cache.
+func (tc *TaskCache) Close() cache.Stats {
+	tc.saves.Wait()
+	return tc.C.Close()
+}
