@@ -24,8 +24,8 @@ var Lockfiles = []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.
 type TaskSpec struct {
 	ID     string // "<project>#<task>", for messages
 	RelDir string // the project's directory relative to the root, slash-separated; "." for the root
-	// Argv is the command as exec.ShellCommand builds it: the script and
-	// the arguments after --, with no machine path in it.
+	// Argv is the script followed by the arguments after --: no machine
+	// path (the shell's) is in it.
 	Argv []string
 	// Env holds the task's declared variables (define, and passThrough as
 	// expanded) with their values; a passThrough variable vx's environment

@@ -63,7 +63,10 @@ func (tc *TaskCache) spec(n *Node, deps []cache.DepKey) *cache.TaskSpec {
 	if n.Target {
 		args = tc.Args
 	}
-	_, argv := exec.ShellCommand(n.Script, args, tc.GOOS)
+	// The script and its arguments, without the shell's path (a machine
+	// path); the shell is the platform's (sh, or cmd.exe on Windows), and
+	// the platform is in the key.
+	argv := append([]string{n.Script}, args...)
 	// The declared variables: passThrough values as vx's environment has
 	// them, then define, which wins, as in the task's environment.
 	vals := map[string]string{}
