@@ -4,12 +4,20 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null | sed 's/^v//' | grep . || echo 0.1.0-dev)
 PKGS := ./...
 
-.PHONY: all test race vet fmt-check cross bench wine-test build npm dist
+.PHONY: all test race vet fmt-check cross bench wine-test build npm dist bazel-remote
 
 all: fmt-check vet test
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vx ./cmd/vx
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vx-remote ./cmd/vx-remote
+
+# The real REAPI server the remote cache's end-to-end tests run against
+# (they skip without it). Built from the separate tools module, so that
+# bazel-remote's dependencies never enter vx's go.mod.
+bazel-remote: bin/bazel-remote
+bin/bazel-remote: tools/go.mod tools/go.sum
+	cd tools && CGO_ENABLED=0 $(GO) build -trimpath -o ../bin/bazel-remote github.com/buchgr/bazel-remote/v2
 
 # The test command the README names and .ci/run calls.
 test:

@@ -11,6 +11,8 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.31.0
+	google.golang.org/genproto/googleapis/bytestream v0.0.0-20260203192932-546029d2fa20
+	google.golang.org/grpc v1.76.0
 	google.golang.org/protobuf v1.36.11
 )
 
@@ -20,5 +22,4 @@ require (
 	golang.org/x/tools v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260203192932-546029d2fa20 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260203192932-546029d2fa20 // indirect
-	google.golang.org/grpc v1.76.0 // indirect
 )

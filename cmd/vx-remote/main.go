@@ -1,0 +1,46 @@
+// Command vx-remote is vx's remote-cache helper. vx starts it only when a
+// remote cache is configured (--remote-cache or VX_REMOTE_CACHE) and talks
+// to it over its stdin and stdout; it holds the gRPC client of the REAPI v2
+// cache, so that vx itself does not link gRPC and starts as fast without a
+// remote as it did before one existed. Install it beside vx:
+//
+//	go install github.com/vxrun/vx/cmd/...
+//
+// It is not meant to be run by hand; see docs/cache.md, "Sharing the cache".
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/vxrun/vx/internal/remote/helper"
+	"github.com/vxrun/vx/internal/remote/reapi"
+	"github.com/vxrun/vx/internal/remote/wire"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "-h", "--help", "help":
+			fmt.Print("vx-remote is vx's remote-cache helper: vx starts it when a remote cache is configured\n" +
+				"and talks to it over a pipe. It is not run by hand. See docs/cache.md, \"Sharing the cache\".\n")
+			return
+		case "-v", "--version", "version":
+			fmt.Printf("vx-remote (protocol %d)\n", wire.Version)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "vx-remote: takes no arguments (vx starts it); got %q\n", os.Args[1])
+		os.Exit(2)
+	}
+	// A Ctrl-C reaches the whole foreground process group; vx decides what
+	// happens next and ends this helper by closing its stdin.
+	signal.Ignore(os.Interrupt)
+	err := helper.Serve(os.Stdin, os.Stdout, func(h *wire.Hello) (wire.Backend, error) {
+		return reapi.Dial(h)
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "vx-remote: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,320 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/remote/helper"
+	"github.com/vxrun/vx/internal/remote/wire"
+)
+
+// fake is a backend whose answers the test chooses.
+type fake struct {
+	calls   atomic.Int32
+	get     func(ctx context.Context, d cache.Digest) ([]byte, error)
+	read    func(ctx context.Context, d cache.Digest, w io.Writer) error
+	closed  atomic.Bool
+	hello   *wire.Hello
+	helloMu sync.Mutex
+}
+
+func (f *fake) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
+	f.calls.Add(1)
+	return &wire.Capabilities{SHA256: true, DigestFunctions: []string{"SHA256"}}, nil
+}
+func (f *fake) GetActionResult(ctx context.Context, d cache.Digest) ([]byte, error) {
+	f.calls.Add(1)
+	return f.get(ctx, d)
+}
+func (f *fake) UpdateActionResult(ctx context.Context, d cache.Digest, r []byte) error {
+	f.calls.Add(1)
+	return nil
+}
+func (f *fake) FindMissingBlobs(ctx context.Context, b []cache.Digest) ([]cache.Digest, error) {
+	f.calls.Add(1)
+	return b[:1], nil
+}
+func (f *fake) UploadBlobs(ctx context.Context, b []cache.BlobSource) error {
+	f.calls.Add(1)
+	return nil
+}
+func (f *fake) ReadBlob(ctx context.Context, d cache.Digest, w io.Writer) error {
+	f.calls.Add(1)
+	return f.read(ctx, d, w)
+}
+func (f *fake) Close() error { f.closed.Store(true); return nil }
+
+// pipeClient serves f in process over two pipes, as vx-remote would.
+func pipeClient(t *testing.T, f *fake, cfg Config) (*Client, *[]string, func()) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		helper.Serve(inR, outW, func(h *wire.Hello) (wire.Backend, error) {
+			f.helloMu.Lock()
+			f.hello = h
+			f.helloMu.Unlock()
+			return f, nil
+		})
+		outW.Close()
+		close(served)
+	}()
+	var mu sync.Mutex
+	var warns []string
+	if cfg.URL == "" {
+		cfg.URL = "grpc://127.0.0.1:1"
+	}
+	c, err := NewPipeClient(cfg, inW, outR, func(s string) { mu.Lock(); warns = append(warns, s); mu.Unlock() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	kill := func() { inR.CloseWithError(errors.New("killed")); outW.CloseWithError(io.EOF) }
+	t.Cleanup(func() { c.Close(); <-served })
+	return c, &warns, kill
+}
+
+func TestClientOverPipe(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), wire.DataChunk/8+3) // several data frames
+	f := &fake{
+		get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+			if d.Hash == "miss" {
+				return nil, cache.ErrNotFound
+			}
+			return []byte("result of " + d.Hash), nil
+		},
+		read: func(ctx context.Context, d cache.Digest, w io.Writer) error {
+			_, err := w.Write(big)
+			return err
+		},
+	}
+	c, warns, _ := pipeClient(t, f, Config{Write: true, Header: "Authorization=Bearer tok", SigningKey: "k", Instance: "main"})
+	ctx := context.Background()
+	f.helloMu.Lock()
+	if f.hello.Header != "Authorization=Bearer tok" || f.hello.SigningKey != "k" || f.hello.Instance != "main" || f.hello.Version != wire.Version {
+		t.Errorf("hello = %+v", f.hello)
+	}
+	f.helloMu.Unlock()
+	got, err := c.GetActionResult(ctx, cache.Digest{Hash: "abc", Size: 3})
+	if err != nil || string(got) != "result of abc" {
+		t.Fatalf("GetActionResult = %q, %v", got, err)
+	}
+	if _, err := c.GetActionResult(ctx, cache.Digest{Hash: "miss", Size: 3}); !errors.Is(err, cache.ErrNotFound) {
+		t.Fatalf("miss = %v", err)
+	}
+	var buf bytes.Buffer
+	if err := c.ReadBlob(ctx, cache.Digest{Hash: "big", Size: int64(len(big))}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), big) {
+		t.Fatalf("ReadBlob: %d bytes, want %d identical", buf.Len(), len(big))
+	}
+	m, err := c.FindMissingBlobs(ctx, []cache.Digest{{Hash: "a", Size: 1}, {Hash: "b", Size: 1}})
+	if err != nil || len(m) != 1 || m[0].Hash != "a" {
+		t.Fatalf("FindMissingBlobs = %v, %v", m, err)
+	}
+	if err := c.UpdateActionResult(ctx, cache.Digest{Hash: "abc", Size: 3}, []byte("r")); err != nil {
+		t.Fatal(err)
+	}
+	if len(*warns) != 0 {
+		t.Errorf("warnings: %q", *warns)
+	}
+	c.Close()
+	if !f.closed.Load() {
+		t.Error("closing the client did not close the backend")
+	}
+}
+
+func TestClientReadOnly(t *testing.T) {
+	f := &fake{}
+	c, _, _ := pipeClient(t, f, Config{})
+	ctx := context.Background()
+	if err := c.UpdateActionResult(ctx, cache.Digest{Hash: "a", Size: 1}, nil); err == nil || !strings.Contains(err.Error(), "--remote-write") {
+		t.Errorf("UpdateActionResult on a read-only client: %v", err)
+	}
+	if err := c.UploadBlobs(ctx, []cache.BlobSource{{Digest: cache.Digest{Hash: "a", Size: 1}}}); err == nil {
+		t.Error("UploadBlobs on a read-only client succeeded")
+	}
+	if n := f.calls.Load(); n != 0 {
+		t.Errorf("the backend got %d calls", n)
+	}
+}
+
+// TestClientFaultOnce: the first fault warns once and turns the remote off;
+// later calls never reach the helper.
+func TestClientFaultOnce(t *testing.T) {
+	f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+		return nil, &wire.Error{Code: wire.CodeUnavailable, Message: "connection refused"}
+	}}
+	c, warns, _ := pipeClient(t, f, Config{})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.GetActionResult(ctx, cache.Digest{Hash: "x", Size: 1}) }()
+	}
+	wg.Wait()
+	before := f.calls.Load()
+	for i := 0; i < 10; i++ {
+		if _, err := c.GetActionResult(ctx, cache.Digest{Hash: "x", Size: 1}); !errors.Is(err, ErrDisabled) {
+			t.Fatalf("after the fault: %v", err)
+		}
+	}
+	if f.calls.Load() != before {
+		t.Errorf("calls after the fault reached the backend")
+	}
+	if len(*warns) != 1 || !strings.Contains((*warns)[0], "unavailable: connection refused") {
+		t.Errorf("warnings = %q, want one naming the cause", *warns)
+	}
+	if c.Fault() == nil {
+		t.Error("Fault() = nil after a fault")
+	}
+}
+
+// TestClientDeadline: a server that never answers costs one per-call
+// deadline, then nothing.
+func TestClientDeadline(t *testing.T) {
+	cancelled := make(chan struct{}, 1)
+	f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+		<-ctx.Done()
+		cancelled <- struct{}{}
+		return nil, ctx.Err()
+	}}
+	c, warns, _ := pipeClient(t, f, Config{Timeout: 200 * time.Millisecond})
+	start := time.Now()
+	_, err := c.GetActionResult(context.Background(), cache.Digest{Hash: "x", Size: 1})
+	if err == nil || errors.Is(err, cache.ErrNotFound) {
+		t.Fatalf("err = %v, want a fault", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v with a 200ms deadline", d)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Error("the helper's call was not cancelled at its deadline")
+	}
+	if len(*warns) != 1 {
+		t.Errorf("warnings = %q", *warns)
+	}
+}
+
+// TestClientCallerCancels: a caller giving up is not the remote's fault.
+func TestClientCallerCancels(t *testing.T) {
+	f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	c, warns, _ := pipeClient(t, f, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if _, err := c.GetActionResult(ctx, cache.Digest{Hash: "x", Size: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(*warns) != 0 || c.Fault() != nil {
+		t.Errorf("a cancelled call turned the remote off: %q", *warns)
+	}
+}
+
+// TestClientOverlap: a slow blob read does not hold up a lookup.
+func TestClientOverlap(t *testing.T) {
+	release := make(chan struct{})
+	f := &fake{
+		get: func(ctx context.Context, d cache.Digest) ([]byte, error) { return []byte("r"), nil },
+		read: func(ctx context.Context, d cache.Digest, w io.Writer) error {
+			w.Write([]byte("part"))
+			<-release
+			_, err := w.Write([]byte("rest"))
+			return err
+		},
+	}
+	c, _, _ := pipeClient(t, f, Config{})
+	done := make(chan error, 1)
+	var buf bytes.Buffer
+	go func() { done <- c.ReadBlob(context.Background(), cache.Digest{Hash: "b", Size: 8}, &buf) }()
+	if _, err := c.GetActionResult(context.Background(), cache.Digest{Hash: "a", Size: 1}); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil || buf.String() != "partrest" {
+		t.Fatalf("ReadBlob = %q, %v", buf.String(), err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write(p []byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestClientLocalWriteError: failing to store a received blob is vx's
+// problem, not the remote's.
+func TestClientLocalWriteError(t *testing.T) {
+	f := &fake{read: func(ctx context.Context, d cache.Digest, w io.Writer) error {
+		w.Write([]byte("data"))
+		return nil
+	}}
+	c, warns, _ := pipeClient(t, f, Config{})
+	err := c.ReadBlob(context.Background(), cache.Digest{Hash: "b", Size: 4}, failWriter{})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(*warns) != 0 || c.Fault() != nil {
+		t.Errorf("a local write error turned the remote off")
+	}
+}
+
+// TestClientHelperDies: calls waiting on a helper that exits fail with a
+// fault, once.
+func TestClientHelperDies(t *testing.T) {
+	started := make(chan struct{})
+	f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	c, warns, kill := pipeClient(t, f, Config{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.GetActionResult(context.Background(), cache.Digest{Hash: "x", Size: 1})
+		errc <- err
+	}()
+	<-started
+	kill()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "vx-remote") {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a call outlived the helper")
+	}
+	if len(*warns) != 1 {
+		t.Errorf("warnings = %q", *warns)
+	}
+}
+
+// TestClientVersionMismatch: a helper from another version is refused with
+// a message that says how to fix it.
+func TestClientVersionMismatch(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		f, _ := wire.ReadFrame(inR)
+		b, _ := json.Marshal(&wire.Response{Version: 99, Error: &wire.Error{Code: wire.CodeProtocol, Message: "vx speaks protocol 1, this vx-remote speaks 99"}})
+		wire.WriteFrame(outW, wire.Frame{Kind: wire.KindResponse, ID: f.ID, Payload: b})
+		io.Copy(io.Discard, inR)
+		outW.Close()
+	}()
+	_, err := NewPipeClient(Config{URL: "grpc://h:1"}, inW, outR, nil)
+	if err == nil || !strings.Contains(err.Error(), "go install") {
+		t.Fatalf("err = %v", err)
+	}
+}

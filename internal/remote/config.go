@@ -1,0 +1,139 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout is the deadline of one metadata call (an ActionResult
+// lookup or update, a FindMissingBlobs, Capabilities). A blob transfer gets
+// this plus one second per MiB.
+const DefaultTimeout = 5 * time.Second
+
+// Config says which remote cache to use and how.
+//
+// Precedence, applied by the command line (cli): a flag beats the variable,
+// which beats vx.json's "remoteCache"; the header, the TLS key pair and the
+// signing key come only from vx's environment.
+type Config struct {
+	URL      string // grpc://host:port or grpcs://host[:port] (TLS, port 443 by default)
+	Instance string // REAPI instance name; "" for the server's default
+	// Header is "Name=Value", sent with every call (VX_REMOTE_HEADER). It
+	// is never printed and never part of an error.
+	Header     string
+	TLSCert    string // client certificate file (PEM), for mutual TLS
+	TLSKey     string // its key file (PEM)
+	TLSCA      string // extra roots to trust (PEM), besides the system's
+	SigningKey string // VX_REMOTE_SIGNING_KEY: HMAC-SHA256 key signing results
+	Write      bool   // upload results (--remote-write); read-only otherwise
+	Timeout    time.Duration
+}
+
+// Target is the URL's host:port as gRPC dials it, and whether it uses TLS.
+func (c *Config) Target() (hostport string, tls bool, err error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", false, fmt.Errorf("remote: cannot read the cache URL %q: write grpc://host:port or grpcs://host[:port]", c.URL)
+	}
+	switch u.Scheme {
+	case "grpc":
+	case "grpcs":
+		tls = true
+	case "http", "https":
+		return "", false, fmt.Errorf("remote: %q is an HTTP URL; vx speaks REAPI over gRPC: write grpc://%s or grpcs://%s", c.URL, u.Host, u.Host)
+	default:
+		return "", false, fmt.Errorf("remote: the cache URL %q must start with grpc:// or grpcs://", c.URL)
+	}
+	if u.User != nil {
+		return "", false, errors.New("remote: the cache URL must not hold credentials; put them in VX_REMOTE_HEADER")
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", false, fmt.Errorf("remote: the cache URL %q has a path or query; name the instance with --remote-instance instead", c.URL)
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		if !tls {
+			return "", false, fmt.Errorf("remote: the cache URL %q needs a port: grpc://%s:PORT", c.URL, host)
+		}
+		port = "443"
+	}
+	return net.JoinHostPort(host, port), tls, nil
+}
+
+// Check reports a configuration that cannot work, before any process or
+// connection is started. Its errors never contain the header's value or
+// the signing key.
+func (c *Config) Check() error {
+	_, tls, err := c.Target()
+	if err != nil {
+		return err
+	}
+	if c.Header != "" {
+		name, _, ok := strings.Cut(c.Header, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || !validHeaderName(name) {
+			return errors.New("remote: VX_REMOTE_HEADER must be Name=Value, e.g. Authorization=Bearer <token> (its value is not shown)")
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("remote: mutual TLS needs both VX_REMOTE_TLS_CERT and VX_REMOTE_TLS_KEY")
+	}
+	if !tls && (c.TLSCert != "" || c.TLSCA != "") {
+		return fmt.Errorf("remote: TLS files are set but the cache URL %q is not grpcs://", c.URL)
+	}
+	for _, f := range []struct{ name, path string }{{"VX_REMOTE_TLS_CERT", c.TLSCert}, {"VX_REMOTE_TLS_KEY", c.TLSKey}, {"VX_REMOTE_TLS_CA", c.TLSCA}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			return fmt.Errorf("remote: %s names %q, which cannot be read: %w", f.name, f.path, errors.Unwrap(err))
+		}
+	}
+	if c.Timeout < 0 {
+		return errors.New("remote: the timeout must be positive")
+	}
+	return nil
+}
+
+// validHeaderName accepts the characters of an HTTP/2 header name (gRPC
+// metadata keys), in either case.
+func validHeaderName(s string) bool {
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Redact replaces the header's value and the signing key in s, for any
+// message that might echo them.
+func (c *Config) Redact(s string) string {
+	return redact(s, c.Header, c.SigningKey)
+}
+
+// redact hides the header's value, and each word of it long enough to be
+// a credential (the token of "Bearer <token>"), and the signing key.
+func redact(s, header, key string) string {
+	if _, v, ok := strings.Cut(header, "="); ok {
+		if v = strings.TrimSpace(v); v != "" {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+			for _, w := range strings.Fields(v) {
+				if len(w) >= 8 {
+					s = strings.ReplaceAll(s, w, "[redacted]")
+				}
+			}
+		}
+	}
+	if key != "" {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	}
+	return s
+}
