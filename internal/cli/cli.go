@@ -179,6 +179,7 @@ var runCmd = &command{
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after SIGINT/SIGTERM, time tasks get before they are killed (default 5s)"},
+		{name: "log-order", kind: stringFlag, arg: "grouped|stream", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands) as JSON to the file, or to stdout after the run"},
 	},
 	run: runRun,
@@ -200,6 +201,10 @@ func runRun(p *Process, a *parsed) (int, error) {
 			return ExitUsage, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
 		}
 		graceDur = d
+	}
+	logOrder, github, err := logLayout(p, a.str("log-order"))
+	if err != nil {
+		return ExitUsage, err
 	}
 	dry := a.set["dry-run"]
 	dryFormat := a.str("dry-run")
@@ -262,6 +267,9 @@ func runRun(p *Process, a *parsed) (int, error) {
 		OutputTerminal: p.StdoutTerminal && p.StderrTerminal,
 		Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 		Signals:        p.Signals,
+
+		LogOrder:      logOrder,
+		GitHubActions: github,
 	})
 	if tc != nil {
 		tc.Close()

@@ -60,14 +60,14 @@ type taskSummary struct {
 	Argv       []string   `json:"argv"`    // what was started
 	DependsOn  []string   `json:"dependsOn"`
 	Persistent bool       `json:"persistent"`
-	Status     string     `json:"status"` // succeeded, failed, skipped
+	Status     string     `json:"status"` // succeeded, cached, failed, skipped
 	Start      *time.Time `json:"start"`
 	End        *time.Time `json:"end"`
 	DurationMs *float64   `json:"durationMs"`
 	ExitCode   *int       `json:"exitCode"`
 	Signal     string     `json:"signal,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	Cache      string     `json:"cache"` // hit, miss, or off (not asked: no cache, or a persistent task)
+	Cache      string     `json:"cache"` // hit, miss, or off (not asked)
 }
 
 func (s *summaryOut) write(p *Process, o run.Outcome, args []string) error {

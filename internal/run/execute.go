@@ -57,6 +57,13 @@ type Options struct {
 	OutputTerminal bool // stdout and stderr are terminals: a task's line ended by a bare \r is ended before another's
 	Color          bool // colour the prefixes and the summary
 
+	// LogOrder lays out the output of a run of several tasks: LogStream
+	// (the default) or LogGrouped. A run of one task is always live.
+	LogOrder LogOrder
+	// GitHubActions folds each grouped block into ::group:: / ::endgroup::
+	// workflow commands, except a failed task's.
+	GitHubActions bool
+
 	// StallWarning is how long every slot may be held while tasks wait for
 	// one before vx says which tasks wait and how to unblock them (mark
 	// never-ending tasks persistent, or raise the concurrency); once per run.
@@ -105,9 +112,9 @@ type TaskRun struct {
 	Signal     string    // the signal that ended the task ("SIGINT"), or ""
 	Argv       []string  // what was started: the shell found in the task's PATH and its arguments
 	Err        error     // why the task could not be started, or nil
-	// Cache says how the task cache served the task: "" when it was not
-	// asked (no cache in the run, or a persistent task, which is never
-	// cached); the cache sets "hit" or "miss".
+	// Cache is "hit" (restored, not run) or "miss" when the task cache was
+	// asked, "" when it was not (no cache in the run, or a task that is not
+	// cacheable: persistent, "cache": false, or without a vx.json entry).
 	Cache string
 }
 
@@ -177,6 +184,8 @@ func Execute(g *Graph, opts Options) Outcome {
 	stopping := false
 	var grace <-chan time.Time
 
+	blocks := make([]*block, len(g.Nodes)) // grouped output of the running tasks
+
 	startTask := func(n *Node) {
 		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n)}
 		if n.Target {
@@ -188,7 +197,13 @@ func Execute(g *Graph, opts Options) Outcome {
 			spec.Foreground = opts.Terminal
 		} else {
 			prefix := taskPrefix(n.ID, width, n.index, opts.Color)
-			o, e := newPrefixWriter(stdout, prefix), newPrefixWriter(stderr, prefix)
+			dstOut, dstErr := stdout, stderr
+			if opts.LogOrder == LogGrouped && !n.Config.Persistent {
+				b := &block{}
+				blocks[n.index] = b
+				dstOut, dstErr = newOutput(blockStream{b, false}, blockStream{b, true}, false)
+			}
+			o, e := newPrefixWriter(dstOut, prefix), newPrefixWriter(dstErr, prefix)
 			spec.Stdout, spec.Stderr = o, e
 			closer = func() { o.Close(); e.Close() }
 		}
@@ -196,7 +211,11 @@ func Execute(g *Graph, opts Options) Outcome {
 		out.Tasks[n.index].Start = time.Now()
 		if opts.Cache != nil {
 			var hit bool
+			if n.Cacheable {
+				out.Tasks[n.index].Cache = "miss"
+			}
 			if hit, spec.Stdout, spec.Stderr = opts.Cache.before(n, spec.Stdout, spec.Stderr); hit {
+				out.Tasks[n.index].Cache = "hit"
 				out.Cached++
 				go func() { results <- result{n: n, closer: closer, end: time.Now(), cached: true} }()
 				running[n] = nil
@@ -304,6 +323,12 @@ func Execute(g *Graph, opts Options) Outcome {
 			if opts.Cache != nil {
 				opts.Cache.after(r.n, !failed)
 			}
+			if b := blocks[r.n.index]; b != nil {
+				blocks[r.n.index] = nil
+				if err := writeBlock(stdout, stderr, quote.Name(r.n.ID), opts.GitHubActions && !failed, b); err != nil {
+					fmt.Fprintf(stderr, "vx: %s: its output could not be written in full: %v\n", quote.Name(r.n.ID), err)
+				}
+			}
 			out.ExitCode = r.res.ExitCode
 			tr := &out.Tasks[r.n.index]
 			tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
@@ -371,13 +396,13 @@ func stallMessage(running map[*Node]*exec.Process, ready []*Node, conc int, afte
 	var holding []string
 	for n := range running {
 		if !n.Config.Persistent {
-			holding = append(holding, n.ID)
+			holding = append(holding, quote.Name(n.ID))
 		}
 	}
 	sort.Strings(holding)
 	waiting := make([]string, len(ready))
 	for i, n := range ready {
-		waiting[i] = n.ID
+		waiting[i] = quote.Name(n.ID)
 	}
 	return fmt.Sprintf("vx: %d %s waited %s for a slot: all %d (--concurrency %d) are held by %s; waiting: %s. "+
 		"If tasks run until stopped (dev servers, watchers), mark them \"persistent\": true in vx.json; otherwise raise --concurrency",
