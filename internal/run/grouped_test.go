@@ -122,3 +122,27 @@ func TestWriteBlock(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteBlockAfterProgressBar(t *testing.T) {
+	// A persistent task's progress bar left its line open with a bare \r:
+	// on a terminal the block starts on a new line rather than overwrite
+	// it; in a pipe nothing is added.
+	for _, terminal := range []bool{true, false} {
+		var stdout, stderr bytes.Buffer
+		o, e := newOutput(&stdout, &stderr, terminal)
+		srv := new(int) // the streaming writer's identity
+		o.write(srv, []byte("srv | 50%\r"))
+		b := &block{}
+		blockStream{b, false}.Write([]byte("a | 10%\ra | done\n"))
+		if err := writeBlock(o, e, "a", false, b); err != nil {
+			t.Fatal(err)
+		}
+		want := "srv | 50%\ra | 10%\ra | done\n"
+		if terminal {
+			want = "srv | 50%\r\na | 10%\ra | done\n"
+		}
+		if got := stdout.String(); got != want {
+			t.Errorf("terminal=%v: stdout %q, want %q", terminal, got, want)
+		}
+	}
+}
