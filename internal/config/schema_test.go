@@ -210,6 +210,15 @@ func extraSchemaCases() []schemaCase {
 		`{"tasks": {"build": {"env": null}}}`,
 		`{"tasks": null}`,
 		`"tasks"`,
+		`{"tasks": {"build": {"outputs": ["dist/**", "!dist/**/*.map"], "inputs": ["src/**", "//tsconfig.base.json", "!**/*.test.ts"], "cache": true}, "test": {"outputs": [], "inputs": []}, "dev": {"cache": false}}}`,
+		`{"tasks": {"build": {"outputs": "dist/**"}}}`,
+		`{"tasks": {"build": {"outputs": ["/abs/dist"]}}}`,
+		`{"tasks": {"build": {"outputs": ["//dist"]}}}`,
+		`{"tasks": {"build": {"outputs": ["dist\\**"]}}}`,
+		`{"tasks": {"build": {"outputs": [""]}}}`,
+		`{"tasks": {"build": {"inputs": ["/etc/passwd"]}}}`,
+		`{"tasks": {"build": {"inputs": [1]}}}`,
+		`{"tasks": {"build": {"cache": "false"}}}`,
 	}
 	cases := make([]schemaCase, len(in))
 	for i, s := range in {
