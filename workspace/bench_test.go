@@ -99,7 +99,7 @@ func TestGenWorkspace(t *testing.T) {
 	if p == nil {
 		t.Fatal(`Project("@bench/p0") = nil`)
 	}
-	if got, want := fmt.Sprint(p.Deps), "[@bench/p1 @bench/p13 @bench/p7]"; got != want {
+	if got, want := fmt.Sprint(depNames(p)), "[@bench/p1 @bench/p13 @bench/p7]"; got != want {
 		t.Errorf("p0 Deps = %s, want %s", got, want)
 	}
 	if w.Current.RelDir != "apps/group1/app29" {

@@ -15,9 +15,16 @@ type manifest struct {
 	name    string // "" when absent or null
 	version string
 	scripts map[string]string
-	// deps are the keys of dependencies, devDependencies,
-	// optionalDependencies and peerDependencies, sorted and unique.
-	deps []string
+	// deps are the entries of dependencies, devDependencies,
+	// optionalDependencies and peerDependencies, sorted by name, one per
+	// name: for a name in several fields, the spec of the field pnpm
+	// reads last (dependencies over optionalDependencies over
+	// devDependencies over peerDependencies). An entry whose spec is not a
+	// string is left out.
+	deps []dep
+	// packageManager is the "packageManager" field ("pnpm@9.1.0+sha..."),
+	// "" when absent or not a string.
+	packageManager string
 	// hasWorkspaces reports a "workspaces" field that is neither absent nor
 	// null; workspaces holds its patterns (possibly none).
 	hasWorkspaces bool
@@ -26,6 +33,49 @@ type manifest struct {
 
 // depFields are the package.json fields whose keys name dependencies.
 var depFields = [...]string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies"}
+
+// depRank is the precedence of each of depFields when a name appears in
+// several: pnpm merges peerDependencies, devDependencies,
+// optionalDependencies and dependencies in that order, the last winning.
+var depRank = [...]uint8{3, 1, 2, 0}
+
+// A dep is one dependency entry: the key and its version spec as written.
+type dep struct {
+	name, spec string
+}
+
+// rawDep is a dep as read, before merging the fields.
+type rawDep struct {
+	dep
+	rank uint8
+	seq  int
+}
+
+// mergeDeps sorts raw entries by name and keeps, for each name, the one of
+// the highest-ranked field, the last written within a field.
+func mergeDeps(raw []rawDep) []dep {
+	if len(raw) == 0 {
+		return nil
+	}
+	sort.Slice(raw, func(i, j int) bool {
+		a, b := raw[i], raw[j]
+		if a.name != b.name {
+			return a.name < b.name
+		}
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		return a.seq < b.seq
+	})
+	out := make([]dep, 0, len(raw))
+	for i, r := range raw {
+		if i+1 < len(raw) && raw[i+1].name == r.name {
+			continue
+		}
+		out = append(out, r.dep)
+	}
+	return out
+}
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
@@ -116,20 +166,28 @@ func parseManifestJSON(data []byte) (*manifest, error) {
 			return nil, fieldErr("scripts", "holds script %q, which %s", bad, why)
 		}
 	}
-	for _, key := range depFields {
+	var deps []rawDep
+	for i, key := range depFields {
 		raw := field(key)
 		if raw == nil {
 			continue
 		}
-		var deps map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &deps); err != nil {
+		var fd map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fd); err != nil {
 			return nil, fieldErr(key, "must be an object, got %s", kindOf(raw))
 		}
-		for k := range deps {
-			m.deps = append(m.deps, k)
+		for k, v := range fd {
+			var spec string
+			if json.Unmarshal(v, &spec) != nil {
+				continue // not a string: no package manager reads it as a dependency
+			}
+			deps = append(deps, rawDep{dep: dep{k, spec}, rank: depRank[i]})
 		}
 	}
-	m.deps = sortUnique(m.deps)
+	m.deps = mergeDeps(deps)
+	if raw := field("packageManager"); raw != nil {
+		_ = json.Unmarshal(raw, &m.packageManager) // not a string: ignored, as corepack warns and goes on
+	}
 	if raw := field("workspaces"); raw != nil {
 		const want = "must be an array of patterns or an object with a \"packages\" array"
 		m.hasWorkspaces = true
@@ -163,6 +221,12 @@ func checkName(name string) error {
 		return errors.New("must not contain a NUL character")
 	case strings.ContainsRune(name, '='):
 		return errors.New("must not contain \"=\"")
+	case strings.ContainsRune(name, '#'):
+		// Task ids are "<project>#<task>": with no "#" in a project name,
+		// the first "#" of an id always ends the project.
+		return errors.New("must not contain \"#\" (vx task ids are <project>#<task>)")
+	case name == "//":
+		return errors.New("must not be \"//\" (vx's id of the workspace root)")
 	}
 	return nil
 }

@@ -20,14 +20,16 @@ func parseManifestFast(data []byte) (m *manifest, ok bool) {
 		return nil, false
 	}
 	m = &manifest{scripts: map[string]string{}}
-	var seen uint8 // bits: the fields below already read
+	var seen uint16 // bits: the fields below already read
 	const (
 		seenName = 1 << iota
 		seenVersion
 		seenScripts
 		seenWorkspaces
+		seenPackageManager
 		seenDeps // one bit per dependency field, from here
 	)
+	var deps []rawDep
 	s.space()
 	if !s.consume('}') {
 		for {
@@ -41,8 +43,10 @@ func parseManifestFast(data []byte) (m *manifest, ok bool) {
 				return nil, false
 			}
 			s.space()
-			var bit uint8
+			var bit uint16
 			switch key {
+			case "packageManager":
+				bit = seenPackageManager
 			case "name":
 				bit = seenName
 			case "version":
@@ -70,6 +74,10 @@ func parseManifestFast(data []byte) (m *manifest, ok bool) {
 			case s.null():
 			case bit == seenName:
 				if m.name, ok = s.str(); !ok || checkName(m.name) != nil {
+					return nil, false
+				}
+			case bit == seenPackageManager:
+				if m.packageManager, ok = s.str(); !ok {
 					return nil, false
 				}
 			case bit == seenVersion:
@@ -110,9 +118,16 @@ func parseManifestFast(data []byte) (m *manifest, ok bool) {
 					return nil, false
 				}
 			default: // a dependency field
+				rank := uint8(0)
+				for i := range depFields {
+					if bit == seenDeps<<i {
+						rank = depRank[i]
+					}
+				}
 				if !s.object(func(k string) bool {
-					m.deps = append(m.deps, k)
-					return s.value(1)
+					v, ok := s.str()
+					deps = append(deps, rawDep{dep: dep{k, v}, rank: rank, seq: len(deps)})
+					return ok
 				}) {
 					return nil, false
 				}
@@ -131,7 +146,7 @@ func parseManifestFast(data []byte) (m *manifest, ok bool) {
 	if s.i != len(s.data) {
 		return nil, false
 	}
-	m.deps = sortUnique(m.deps)
+	m.deps = mergeDeps(deps)
 	return m, true
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var cmpManifest = cmp.AllowUnexported(manifest{})
+var cmpManifest = cmp.AllowUnexported(manifest{}, dep{})
 
 func TestParseManifest(t *testing.T) {
 	tests := []struct {
@@ -27,7 +27,7 @@ func TestParseManifest(t *testing.T) {
 		}`, &manifest{
 			name: "@s/web", version: "1.0.0",
 			scripts: map[string]string{"build": "tsc", "test": ""},
-			deps:    []string{"a", "b", "c", "d", "e"},
+			deps:    []dep{{"a", "workspace:*"}, {"b", "^1"}, {"c", "*"}, {"d", "*"}, {"e", "*"}},
 		}},
 		{"nulls are absent", `{"name": null, "version": null, "scripts": null, "dependencies": null, "workspaces": null}`,
 			&manifest{scripts: map[string]string{}}},

@@ -25,19 +25,47 @@ var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
 // single project, and so does vx); "packages:" with no value or an empty list
 // declares a workspace of the root alone. Problems are *posError values.
 func parsePnpmWorkspace(data []byte) (patterns []string, declared bool, err error) {
+	patterns, declared, _, err = parsePnpmWorkspaceSettings(data)
+	return patterns, declared, err
+}
+
+// parsePnpmWorkspaceSettings is parsePnpmWorkspace that also returns the
+// settings vx follows (enablePrePostScripts, linkWorkspacePackages); a
+// setting of another type than a boolean (or "deep") is ignored.
+func parsePnpmWorkspaceSettings(data []byte) (patterns []string, declared bool, settings PMSettings, err error) {
+	patterns, declared, top, err := parsePnpmWorkspaceDoc(data)
+	if err != nil || top == nil || top.Kind != yaml.MappingNode {
+		return patterns, declared, settings, err
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], resolveAlias(top.Content[i+1])
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+			continue
+		}
+		switch k.Value {
+		case "enablePrePostScripts":
+			settings.EnablePrePostScripts = npmrcBool(v.Value)
+		case "linkWorkspacePackages":
+			settings.LinkWorkspacePackages = npmrcBool(v.Value)
+		}
+	}
+	return patterns, declared, settings, nil
+}
+
+func parsePnpmWorkspaceDoc(data []byte) (patterns []string, declared bool, top *yaml.Node, err error) {
 	var doc yaml.Node
 	if err := safeYAMLUnmarshal(data, &doc); err != nil {
-		return nil, false, yamlError(err)
+		return nil, false, nil, yamlError(err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, false, nil // empty file
+		return nil, false, nil, nil // empty file
 	}
-	top := doc.Content[0]
+	top = doc.Content[0]
 	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, false, &posError{line: top.Line, col: top.Column, msg: "pnpm-workspace.yaml must hold a mapping, got " + yamlKind(top)}
+		return nil, false, nil, &posError{line: top.Line, col: top.Column, msg: "pnpm-workspace.yaml must hold a mapping, got " + yamlKind(top)}
 	}
 	var list *yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
@@ -46,28 +74,28 @@ func parsePnpmWorkspace(data []byte) (patterns []string, declared bool, err erro
 			continue
 		}
 		if list != nil {
-			return nil, false, &posError{line: k.Line, col: k.Column, msg: `"packages" appears twice`}
+			return nil, false, nil, &posError{line: k.Line, col: k.Column, msg: `"packages" appears twice`}
 		}
 		list = resolveAlias(top.Content[i+1])
 	}
 	if list == nil {
-		return nil, false, nil
+		return nil, false, top, nil
 	}
 	switch {
 	case list.Kind == yaml.ScalarNode && list.Tag == "!!null":
-		return nil, true, nil
+		return nil, true, top, nil
 	case list.Kind != yaml.SequenceNode:
-		return nil, false, &posError{line: list.Line, col: list.Column, msg: `"packages" must be a list of patterns, got ` + yamlKind(list)}
+		return nil, false, nil, &posError{line: list.Line, col: list.Column, msg: `"packages" must be a list of patterns, got ` + yamlKind(list)}
 	}
 	patterns = make([]string, 0, len(list.Content))
 	for _, item := range list.Content {
 		item := resolveAlias(item)
 		if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
-			return nil, false, &posError{line: item.Line, col: item.Column, msg: `"packages" must be a list of patterns, got an item that is ` + yamlKind(item)}
+			return nil, false, nil, &posError{line: item.Line, col: item.Column, msg: `"packages" must be a list of patterns, got an item that is ` + yamlKind(item)}
 		}
 		patterns = append(patterns, item.Value)
 	}
-	return patterns, true, nil
+	return patterns, true, top, nil
 }
 
 // safeYAMLUnmarshal turns a panic inside the YAML library into an error:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,21 +24,26 @@ type Workspace struct {
 	Root string
 	// Current is the project holding the start directory (the nearest
 	// directory upward with a package.json); the root project when the start
-	// directory is the root. Never nil.
+	// directory is the root. nil only at (or below, outside any project) a
+	// pnpm root that has a pnpm-workspace.yaml and no package.json.
 	Current *Project
-	// Projects lists every project, the root included and first, ordered by
-	// RelDir compared element by element ("a", "a/b", "a-b"): the same
-	// order on every OS.
+	// Projects lists every project, the root first when it is one, ordered
+	// by RelDir compared element by element ("a", "a/b", "a-b"): the same
+	// order on every OS. The root is a project unless it is a pnpm root
+	// without a package.json.
 	Projects []*Project
+	// PackageManager is the package manager the workspace is managed with.
+	PackageManager PackageManager
 
 	index  sync.Once
-	byName map[string]*Project // Projects by Name, built on the first call of Project
+	byName map[string][]*Project // Projects by Name, built on the first call of Lookup
 }
 
 // A Project is one package.json directory of the workspace.
 type Project struct {
 	// Name is the package.json "name" or, when it has none (absent, null or
-	// ""), RelDir: "." for the root.
+	// ""), RelDir: "." for the root. Two projects may share a name (pnpm
+	// tolerates it): see [Workspace.Lookup].
 	Name string
 	// Dir is the project's absolute directory: Root joined with RelDir. For
 	// a project reached through a symbolically linked directory it is the
@@ -46,16 +53,21 @@ type Project struct {
 	RelDir string
 	// Version is the package.json "version"; "" when absent.
 	Version string
-	// Manifest is the absolute path of the project's package.json. "" only
-	// for a pnpm root that has a pnpm-workspace.yaml and no package.json.
+	// Manifest is the absolute path of the project's package.json.
 	Manifest string
 	// Scripts are the package.json "scripts"; empty, not nil, when none.
 	Scripts map[string]string
-	// Deps names the other workspace projects this one depends on, through
+	// Deps are the other workspace projects this one depends on, through
 	// "dependencies", "devDependencies", "optionalDependencies" or
-	// "peerDependencies", whatever the version spec ("workspace:*",
-	// "^1.0.0", "*"); sorted, unique, nil when none.
-	Deps []string
+	// "peerDependencies", resolved as the workspace's package manager
+	// resolves them (see resolve.go and docs/workspace.md); in Projects
+	// order, unique, nil when none.
+	Deps []*Project
+	// AmbiguousDeps are the dependency names that would be edges to a
+	// workspace project but name two or more projects (duplicate names):
+	// sorted, nil when none. Whoever follows this project's dependencies
+	// reports them; see [Workspace.Lookup].
+	AmbiguousDeps []string
 	// IsRoot reports the workspace root's project.
 	IsRoot bool
 }
@@ -97,10 +109,16 @@ type Project struct {
 // directories from the current project up to the root, and the package.json
 // of each directory the root's patterns match; nothing else (an ancestor
 // passed over costs a directory walk, no file reads). The manifests are read
-// by a small fixed pool of goroutines. A malformed or unreadable file is a
-// *diag.Error naming it (absolute), with the line and column where known;
-// two projects with the same name, a name that is not valid UTF-8 or holds
-// "=" or NUL, an unreadable directory are errors too.
+// by a small fixed pool of goroutines; and at the root, which lockfile
+// exists (the first 512 bytes of pnpm-lock.yaml or yarn.lock) and a pnpm
+// root's .npmrc. A malformed or unreadable file is a *diag.Error naming it
+// (absolute), with the line and column where known; a name that is not
+// valid UTF-8 or holds "=", "#" or NUL, an unreadable directory are errors
+// too. Two projects with the same name are not: see [Workspace.Lookup].
+//
+// A directory holding a pnpm-workspace.yaml and no package.json stops the
+// search for the current project: it is a pnpm root, never a project, and
+// a package.json above it is never taken for the current project.
 func Discover(dir string) (*Workspace, error) {
 	return discover(osFS{}, runtime.GOOS, dir)
 }
@@ -119,16 +137,68 @@ func (w *Workspace) BinPaths(p *Project) []string {
 	return []string{filepath.Join(p.Dir, "node_modules", ".bin"), rootBin}
 }
 
-// Project returns the project named name, or nil if there is none. The
+// Project returns the project named name, or nil if there is none or if
+// two or more projects share the name (use [Workspace.Lookup] to tell). The
 // first call indexes Projects, which must not change after it.
 func (w *Workspace) Project(name string) *Project {
+	p, _ := w.Lookup(name)
+	return p
+}
+
+// Lookup returns the project named name: nil, nil when there is none; a
+// *DuplicateError naming every directory that holds the name when two or
+// more projects share it. Duplicate names are allowed in a workspace (pnpm
+// tolerates them: Vite's playground has several), and are an error only
+// where a name has to pick one project. The first call indexes Projects,
+// which must not change after it.
+func (w *Workspace) Lookup(name string) (*Project, error) {
 	w.index.Do(func() {
-		w.byName = make(map[string]*Project, len(w.Projects))
+		w.byName = make(map[string][]*Project, len(w.Projects))
 		for _, p := range w.Projects {
-			w.byName[p.Name] = p
+			w.byName[p.Name] = append(w.byName[p.Name], p)
 		}
 	})
-	return w.byName[name]
+	switch ps := w.byName[name]; len(ps) {
+	case 0:
+		return nil, nil
+	case 1:
+		return ps[0], nil
+	default:
+		return nil, &DuplicateError{Name: name, Projects: ps}
+	}
+}
+
+// Duplicates returns the names two or more projects share, each with its
+// projects in Projects order; nil when names are unique.
+func (w *Workspace) Duplicates() map[string][]*Project {
+	w.Lookup("")
+	var out map[string][]*Project
+	for name, ps := range w.byName {
+		if len(ps) > 1 {
+			if out == nil {
+				out = map[string][]*Project{}
+			}
+			out[name] = ps
+		}
+	}
+	return out
+}
+
+// A DuplicateError reports a name that two or more projects share, where
+// the name had to pick one.
+type DuplicateError struct {
+	Name     string
+	Projects []*Project // in Projects order
+}
+
+func (e *DuplicateError) Error() string {
+	dirs := make([]string, len(e.Projects))
+	for i, p := range e.Projects {
+		dirs[i] = strconv.Quote(p.RelDir)
+	}
+	list := strings.Join(dirs[:len(dirs)-1], ", ") + " and " + dirs[len(dirs)-1]
+	return fmt.Sprintf("workspace: projects %s have the same name %q: give them different names, or select one by its directory (--filter ./%s)",
+		list, e.Name, e.Projects[0].RelDir)
 }
 
 // discoverer holds one Discover call's state.
@@ -147,6 +217,8 @@ type found struct {
 	declaredIn string
 	patterns   []string
 	members    []member
+	yaml       bool       // the root has a pnpm-workspace.yaml
+	settings   PMSettings // what its pnpm-workspace.yaml sets
 }
 
 func discover(fsys fileSystem, goos, dir string) (*Workspace, error) {
@@ -162,7 +234,7 @@ func discover(fsys fileSystem, goos, dir string) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace: start directory %q is not a directory", abs)
 	}
 	d := &discoverer{fsys: fsys, goos: goos, manifests: map[string]*manifest{}}
-	cur, err := d.nearestProject(abs)
+	cur, hasManifest, err := d.nearestProject(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -183,25 +255,37 @@ func discover(fsys fileSystem, goos, dir string) (*Workspace, error) {
 		return nil, err
 	}
 	if f == nil {
+		if !hasManifest {
+			return nil, &diag.Error{Path: filepath.Join(cur, pnpmWorkspaceFile), Msg: "declares no \"packages\" and its directory has no package.json: add packages: [...] to it, or create a package.json"}
+		}
 		f = &found{real: curReal, manifest: d.manifests[filepath.Join(cur, "package.json")]}
+		if data, err := d.fsys.ReadFile(filepath.Join(cur, pnpmWorkspaceFile)); err == nil {
+			f.yaml = true
+			_, _, f.settings, _ = parsePnpmWorkspaceSettings(data)
+		}
 	}
 	return d.build(f, curKey, d.manifests[filepath.Join(cur, "package.json")])
 }
 
 // nearestProject returns the nearest directory from abs upward that holds a
-// package.json file.
-func (d *discoverer) nearestProject(abs string) (string, error) {
+// package.json file (hasManifest) or, failing that, a pnpm-workspace.yaml:
+// a pnpm root without package.json, above which no package.json is ever
+// the current project.
+func (d *discoverer) nearestProject(abs string) (dir string, hasManifest bool, err error) {
 	for dir := abs; ; {
 		fi, err := d.fsys.Stat(filepath.Join(dir, "package.json"))
 		switch {
 		case err == nil && fi.Mode().IsRegular():
-			return dir, nil
+			return dir, true, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return "", fmt.Errorf("workspace: cannot read directory %q: %w", dir, err)
+			return "", false, fmt.Errorf("workspace: cannot read directory %q: %w", dir, err)
+		}
+		if fi, err := d.fsys.Stat(filepath.Join(dir, pnpmWorkspaceFile)); err == nil && fi.Mode().IsRegular() {
+			return dir, false, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("workspace: %w in %q or any directory above it: run vx inside a JavaScript project, or create a package.json (npm init)", ErrNoPackageJSON, abs)
+			return "", false, fmt.Errorf("workspace: %w in %q or any directory above it: run vx inside a JavaScript project, or create a package.json (npm init)", ErrNoPackageJSON, abs)
 		}
 		dir = parent
 	}
@@ -256,10 +340,11 @@ func (d *discoverer) declaration(dir string) (*found, error) {
 	data, err := d.fsys.ReadFile(yamlPath)
 	switch {
 	case err == nil:
-		pats, declared, err := parsePnpmWorkspace(data)
+		pats, declared, settings, err := parsePnpmWorkspaceSettings(data)
 		if err != nil {
 			return nil, fileError(yamlPath, err)
 		}
+		f.yaml, f.settings = true, settings
 		if declared {
 			f.declaredIn, f.patterns = yamlPath, pats
 		}
@@ -377,39 +462,38 @@ func (d *discoverer) readManifests(root string, members []member, have func(memb
 // dependencies.
 func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Workspace, error) {
 	w := &Workspace{Root: f.real, Projects: make([]*Project, 0, 1+len(f.members))}
-	byName := make(map[string]*Project, 1+len(f.members))
+	pmField := ""
+	if f.manifest != nil {
+		pmField = f.manifest.packageManager
+	}
+	w.PackageManager = detectPackageManager(d.fsys, f.real, pmField, f.yaml, f.settings)
 	manifests := make([]*manifest, 0, 1+len(f.members))
+	reals := make([]string, 0, 1+len(f.members))
 	add := func(rel string, m *manifest, real string) error {
 		p := &Project{RelDir: rel, Dir: f.real, IsRoot: rel == "."}
 		if !p.IsRoot {
 			p.Dir = filepath.Join(f.real, filepath.FromSlash(rel))
 		}
-		if m != nil {
-			p.Manifest = filepath.Join(p.Dir, "package.json")
-			p.Name, p.Version, p.Scripts = m.name, m.version, m.scripts
-		} else {
-			m = &manifest{}
-			p.Scripts = map[string]string{}
-		}
+		p.Manifest = filepath.Join(p.Dir, "package.json")
+		p.Name, p.Version, p.Scripts = m.name, m.version, m.scripts
 		if p.Name == "" {
 			if err := checkName(rel); err != nil {
 				return fmt.Errorf("workspace: project %q has no \"name\" and its directory cannot stand in for one: the name %s", rel, err)
 			}
 			p.Name = rel
 		}
-		if other := byName[p.Name]; other != nil {
-			return fmt.Errorf("workspace: projects %q and %q have the same name %q: names must be unique", other.RelDir, rel, p.Name)
-		}
-		byName[p.Name] = p
 		w.Projects = append(w.Projects, p)
 		manifests = append(manifests, m)
+		reals = append(reals, real)
 		if pathKey(d.goos, real) == curKey {
 			w.Current = p
 		}
 		return nil
 	}
-	if err := add(".", f.manifest, f.real); err != nil {
-		return nil, err
+	if f.manifest != nil { // a pnpm root without package.json is no project
+		if err := add(".", f.manifest, f.real); err != nil {
+			return nil, err
+		}
 	}
 	read, err := d.readManifests(f.real, f.members, func(mem member) *manifest {
 		if pathKey(d.goos, mem.real) == curKey {
@@ -429,18 +513,40 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 			return nil, err
 		}
 	}
-	if w.Current == nil {
+	if w.Current == nil && curManifest != nil {
 		return nil, errors.New("workspace: internal error: the current project is not among the projects")
-	}
-	for i, p := range w.Projects {
-		for _, dep := range manifests[i].deps { // sorted and unique
-			if dep != p.Name && byName[dep] != nil {
-				p.Deps = append(p.Deps, dep)
-			}
-		}
 	}
 	// The walk already lists members in this order; sorting keeps the
 	// promise whatever the walk becomes.
-	slices.SortFunc(w.Projects, func(a, b *Project) int { return compareRel(a.RelDir, b.RelDir) })
+	order := make([]int, len(w.Projects))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return compareRel(w.Projects[a].RelDir, w.Projects[b].RelDir) })
+	sorted := make([]*Project, len(order))
+	sortedManifests := make([]*manifest, len(order))
+	sortedReals := make([]string, len(order))
+	for i, k := range order {
+		sorted[i], sortedManifests[i], sortedReals[i] = w.Projects[k], manifests[k], reals[k]
+	}
+	w.Projects = sorted
+	r := newResolver(w, sortedReals, d.goos)
+	pos := make(map[*Project]int, len(w.Projects))
+	for i, p := range w.Projects {
+		pos[p] = i
+	}
+	for i, p := range w.Projects {
+		for _, dep := range sortedManifests[i].deps { // sorted and unique
+			to, ambiguous := r.resolve(p, sortedReals[i], dep)
+			switch {
+			case ambiguous:
+				p.AmbiguousDeps = append(p.AmbiguousDeps, dep.name)
+			case to != nil && to != p:
+				p.Deps = append(p.Deps, to)
+			}
+		}
+		slices.SortFunc(p.Deps, func(a, b *Project) int { return pos[a] - pos[b] })
+		p.Deps = slices.Compact(p.Deps)
+	}
 	return w, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // fixtures copies testdata/workspaces (at the repository's top) into a fresh
@@ -82,14 +83,25 @@ func summarize(t *testing.T, base string, w *Workspace) summary {
 		}
 		return filepath.ToSlash(r)
 	}
-	s := summary{Root: rel(w.Root), Current: w.Current.RelDir}
+	s := summary{Root: rel(w.Root)}
+	if w.Current != nil {
+		s.Current = w.Current.RelDir
+	}
 	for _, p := range w.Projects {
-		s.Projects = append(s.Projects, proj{Name: p.Name, RelDir: p.RelDir, Version: p.Version, Deps: p.Deps, IsRoot: p.IsRoot})
+		s.Projects = append(s.Projects, proj{Name: p.Name, RelDir: p.RelDir, Version: p.Version, Deps: depNames(p), IsRoot: p.IsRoot})
 	}
 	for _, b := range w.BinPaths(w.Current) {
 		s.Bins = append(s.Bins, rel(b))
 	}
 	return s
+}
+
+func depNames(p *Project) []string {
+	var out []string
+	for _, d := range p.Deps {
+		out = append(out, d.Name)
+	}
+	return out
 }
 
 // checkInvariants checks what must hold of every discovered workspace.
@@ -101,8 +113,13 @@ func checkInvariants(t *testing.T, w *Workspace) {
 	if real, err := filepath.EvalSymlinks(w.Root); err != nil || real != w.Root {
 		t.Errorf("Root %q: real path %q, %v", w.Root, real, err)
 	}
-	if len(w.Projects) == 0 || !w.Projects[0].IsRoot || w.Projects[0].Dir != w.Root || w.Projects[0].RelDir != "." {
+	_, err := os.Stat(filepath.Join(w.Root, "package.json"))
+	rootIsProject := err == nil
+	if rootIsProject && (len(w.Projects) == 0 || !w.Projects[0].IsRoot || w.Projects[0].Dir != w.Root || w.Projects[0].RelDir != ".") {
 		t.Errorf("the first project is not the root: %+v", w.Projects[0])
+	}
+	if !rootIsProject && len(w.Projects) > 0 && w.Projects[0].IsRoot {
+		t.Errorf("a root without package.json is a project: %+v", w.Projects[0])
 	}
 	current := false
 	for i, p := range w.Projects {
@@ -116,6 +133,9 @@ func checkInvariants(t *testing.T, w *Workspace) {
 		if p.Scripts == nil {
 			t.Errorf("project %q: nil Scripts", p.Name)
 		}
+		if p.Manifest == "" {
+			t.Errorf("project %q: no Manifest", p.Name)
+		}
 		if i > 0 && (p.IsRoot || compareRel(w.Projects[i-1].RelDir, p.RelDir) >= 0) {
 			t.Errorf("projects out of order or two roots at %d: %q, %q", i, w.Projects[i-1].RelDir, p.RelDir)
 		}
@@ -123,8 +143,8 @@ func checkInvariants(t *testing.T, w *Workspace) {
 			t.Errorf("Project(%q) does not return it", p.Name)
 		}
 	}
-	if !current {
-		t.Errorf("Current %q is not in Projects", w.Current.RelDir)
+	if !current && (w.Current != nil || rootIsProject) {
+		t.Errorf("Current %+v is not in Projects", w.Current)
 	}
 }
 
@@ -159,7 +179,7 @@ func TestDiscover(t *testing.T) {
 	}
 	pnpm := []proj{
 		{Name: "pnpm-root", RelDir: ".", IsRoot: true},
-		{Name: "site", RelDir: "apps/site", Deps: []string{"cli", "core"}},
+		{Name: "site", RelDir: "apps/site", Deps: []string{"cli"}},
 		{Name: "cli", RelDir: "packages/cli", Deps: []string{"core"}},
 		{Name: "core", RelDir: "packages/core", Version: "0.1.0"},
 	}
@@ -213,8 +233,11 @@ func TestDiscover(t *testing.T) {
 		{"pnpm/unlisted by yaml", "pnpm-precedence/from-json/j", summary{"pnpm-precedence/from-json/j", ".", single("j", ""),
 			[]string{"pnpm-precedence/from-json/j/node_modules/.bin"}}},
 		{"pnpm/root without package.json", "pnpm-no-root-manifest/pkgs/p", summary{"pnpm-no-root-manifest", "pkgs/p", []proj{
-			{Name: ".", RelDir: ".", IsRoot: true}, {Name: "p", RelDir: "pkgs/p"}},
+			{Name: "p", RelDir: "pkgs/p"}},
 			[]string{"pnpm-no-root-manifest/pkgs/p/node_modules/.bin", "pnpm-no-root-manifest/node_modules/.bin"}}},
+		{"pnpm/at a root without package.json", "pnpm-no-root-manifest", summary{"pnpm-no-root-manifest", "", []proj{
+			{Name: "p", RelDir: "pkgs/p"}},
+			[]string{"pnpm-no-root-manifest/node_modules/.bin"}}},
 		{"negation/root", "negation", summary{"negation", ".", []proj{
 			{Name: "neg-root", RelDir: ".", IsRoot: true},
 			{Name: "private-ok", RelDir: "packages/private-ok"},
@@ -306,18 +329,21 @@ func TestDiscoverProjectFields(t *testing.T) {
 		Version:  "1.2.3",
 		Manifest: filepath.Join(root, "packages", "a", "package.json"),
 		Scripts:  map[string]string{"build": "tsc", "test": "node --test"},
-		Deps:     []string{"b"},
+		Deps:     []*Project{w.Project("b")},
 	}
-	if diff := cmp.Diff(want, w.Current); diff != "" {
+	if diff := cmp.Diff(want, w.Current, cmpopts.IgnoreFields(Project{}, "Deps")); diff != "" {
 		t.Errorf("Discover().Current mismatch (-want +got):\n%s", diff)
+	}
+	if got := depNames(w.Current); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("Discover().Current.Deps = %q, want [b]", got)
 	}
 
 	w, err = Discover(filepath.Join(base, "pnpm-no-root-manifest", "pkgs", "p"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Projects[0].Manifest; got != "" {
-		t.Errorf("root without package.json: Manifest = %q, want \"\"", got)
+	if got := w.Projects[0]; got.IsRoot {
+		t.Errorf("root without package.json is a project: %+v", got)
 	}
 	if got, want := w.Root, filepath.Join(base, "pnpm-no-root-manifest"); got != want {
 		t.Errorf("root without package.json: Root = %q, want %q", got, want)
@@ -342,6 +368,11 @@ func TestDiscoverErrors(t *testing.T) {
 	write(t, filepath.Join(base, "misspelled/package.json"), `{}`)
 	write(t, filepath.Join(base, "eq-dir/package.json"), `{"workspaces": ["*"]}`)
 	write(t, filepath.Join(base, "eq-dir/a=b/package.json"), `{}`)
+	write(t, filepath.Join(base, "hash-name/package.json"), `{"workspaces": ["p/*"]}`)
+	write(t, filepath.Join(base, "hash-name/p/a/package.json"), "{\n  \"name\": \"a#b\"\n}")
+	write(t, filepath.Join(base, "hash-dir/package.json"), `{"workspaces": ["*"]}`)
+	write(t, filepath.Join(base, "hash-dir/c#/package.json"), `{}`)
+	write(t, filepath.Join(base, "slashes/package.json"), `{"name": "//"}`)
 	write(t, filepath.Join(base, "not-a-dir"), "")
 	if err := os.MkdirAll(filepath.Join(base, "empty", "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -351,8 +382,6 @@ func TestDiscoverErrors(t *testing.T) {
 		start string
 		want  string // {base} stands for the fixtures copy, in OS form
 	}{
-		{"duplicate", `workspace: projects "apps/web" and "packages/web" have the same name "web": names must be unique`},
-		{"duplicate/apps/web", `workspace: projects "apps/web" and "packages/web" have the same name "web": names must be unique`},
 		{"malformed-json", `{base}/malformed-json/packages/bad/package.json:3:17: invalid JSON: invalid character '.' after object key:value pair`},
 		{"malformed-json/packages/bad", `{base}/malformed-json/packages/bad/package.json:3:17: invalid JSON: invalid character '.' after object key:value pair`},
 		{"malformed-yaml/packages/p", `{base}/malformed-yaml/pnpm-workspace.yaml:3: invalid YAML: did not find expected ',' or ']'`},
@@ -364,6 +393,9 @@ func TestDiscoverErrors(t *testing.T) {
 		{"outside-pattern", `{base}/outside-pattern/package.json: invalid workspace pattern "../*": must stay inside the workspace root (no leading "/", no "..")`},
 		{"misspelled", `{base}/misspelled/pnpm-workspace.yml: pnpm reads only "pnpm-workspace.yaml": rename the file`},
 		{"eq-dir", `workspace: project "a=b" has no "name" and its directory cannot stand in for one: the name must not contain "="`},
+		{"hash-name", `{base}/hash-name/p/a/package.json:2:11: "name" must not contain "#" (vx task ids are <project>#<task>)`},
+		{"hash-dir", `workspace: project "c#" has no "name" and its directory cannot stand in for one: the name must not contain "#" (vx task ids are <project>#<task>)`},
+		{"slashes", `{base}/slashes/package.json:1:10: "name" must not be "//" (vx's id of the workspace root)`},
 		{"empty/sub", `workspace: no package.json found in "{base}/empty/sub" or any directory above it: run vx inside a JavaScript project, or create a package.json (npm init)`},
 		{"not-a-dir", `workspace: start directory "{base}/not-a-dir" is not a directory`},
 		{"missing", `workspace: cannot use "{base}/missing" as the start directory: stat {rawbase}/missing: no such file or directory`},

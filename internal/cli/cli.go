@@ -237,11 +237,16 @@ func runRun(p *Process, a *parsed) (int, error) {
 	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	tc := openCache(p, a, ws, g, envOf, !dry)
 	if dry {
-		err := printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), tc, dryFormat == "json")
+		err := printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, dryFormat == "json")
 		if tc != nil {
 			tc.C.CloseReadOnly()
 		}
 		return ExitOK, err
+	}
+	if p.StderrTerminal {
+		for _, note := range g.Notes {
+			fmt.Fprintf(p.Stderr, "vx: note: %s\n", note)
+		}
 	}
 	var sum *summaryOut
 	stdout := p.Stdout
@@ -300,7 +305,7 @@ type planTask struct {
 	Cache *planCache `json:"cache,omitempty"`
 }
 
-func printPlan(w io.Writer, steps []run.Step, tc *run.TaskCache, asJSON bool) error {
+func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache, asJSON bool) error {
 	tasks := make([]planTask, 0, len(steps))
 	for _, s := range steps {
 		n := s.Node
@@ -323,7 +328,11 @@ func printPlan(w io.Writer, steps []run.Step, tc *run.TaskCache, asJSON bool) er
 	if asJSON {
 		return writeJSON(w, struct {
 			Tasks []planTask `json:"tasks"`
-		}{tasks})
+			Notes []string   `json:"notes"`
+		}{tasks, append([]string{}, notes...)})
+	}
+	for _, note := range notes {
+		fmt.Fprintf(w, "note: %s\n", note)
 	}
 	names := func(list []string) []string {
 		out := make([]string, len(list))
@@ -378,11 +387,12 @@ func runEnv(p *Process, a *parsed) (int, error) {
 		return ExitUsage, err
 	}
 	proj, task := ws.Current, a.pos[0]
-	if name, t, ok := strings.Cut(a.pos[0], "#"); ok {
-		if proj = ws.Project(name); proj == nil {
-			return ExitUsage, usagef("the workspace has no project named %q; vx ls lists them", name)
-		}
-		task = t
+	if pr, t, ok, err := run.ExactTask(ws, a.pos[0]); err != nil {
+		return ExitUsage, err
+	} else if ok {
+		proj, task = pr, t
+	} else if proj == nil {
+		return ExitUsage, usagef("the workspace root has no package.json; name the project too: vx env <project>#%s (vx ls lists the projects)", task)
 	} else if proj.IsRoot && len(ws.Projects) > 1 {
 		if _, ok := proj.Scripts[task]; !ok {
 			return ExitUsage, usagef("at the workspace root, name the project too: vx env <project>#%s (vx ls lists the projects)", task)
@@ -438,15 +448,27 @@ func runLs(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if dups := ws.Duplicates(); len(dups) > 0 {
+		names := make([]string, 0, len(dups))
+		for name := range dups {
+			names = append(names, strconv.Quote(name))
+		}
+		sort.Strings(names)
+		fmt.Fprintf(p.Stderr, "vx: warning: %d names are shared by several projects (%s); where a name must pick one project vx stops and names their directories\n", len(names), strings.Join(names, ", "))
+	}
 	var list []lsProject
 	for _, pr := range ws.Projects {
+		deps := make([]string, 0, len(pr.Deps))
+		for _, d := range pr.Deps {
+			deps = append(deps, d.Name)
+		}
 		scripts := make([]string, 0, len(pr.Scripts))
 		for s := range pr.Scripts {
 			scripts = append(scripts, s)
 		}
 		sort.Strings(scripts)
 		list = append(list, lsProject{Name: pr.Name, Dir: pr.Dir, Path: pr.RelDir, Version: pr.Version, Root: pr.IsRoot,
-			Scripts: scripts, DependsOn: append([]string{}, pr.Deps...)})
+			Scripts: scripts, DependsOn: deps})
 	}
 	if a.set["json"] {
 		return ExitOK, writeJSON(p.Stdout, struct {

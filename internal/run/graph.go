@@ -32,6 +32,10 @@ type Node struct {
 // where each task comes after all of its dependencies (ties broken by ID).
 type Graph struct {
 	Nodes []*Node
+	// Notes are what the user may want to know about the selection: that
+	// the root's own script of the same name was left out, and how to run
+	// it. One line each, without "vx:".
+	Notes []string
 }
 
 // Selection says which tasks a `vx run` asks for.
@@ -43,29 +47,59 @@ type Selection struct {
 
 // Plan selects the tasks and closes them over dependsOn.
 //
-// Without filters, a run started in a project (or below it) selects that
-// project; started at the workspace root it selects every project but the
-// root, unless the root is the only project. Filters select projects by
-// name, by a glob on names (* and ?), or by directory (./path or ../path,
-// relative to Dir: the project there and every project below it); the root
-// takes part only when a filter selects it.
+// A task given as "<project>#<task>" is that exact task, whatever the
+// selection ("//#<task>" is the root's); the other task names apply to the
+// selected projects. Without filters, a run started in a project (or below
+// it) selects that project; started at the workspace root it selects every
+// project but the root, unless the root is the only project or it is the
+// only project that has the script (a root-only "test", as in vue or jest):
+// then the root's task runs; when the root and others both have it, the
+// others' run and Graph.Notes says how to run the root's. Filters select
+// projects by name, by a glob on names (* and ?), or by directory (./path
+// or ../path, relative to Dir: the project there and every project below
+// it); the root takes part only when a filter selects it.
 //
 // Of the selected projects, those without the script are skipped; when no
 // selected project has it the plan is an error. dependsOn entries: "^name"
 // is task name of every workspace dependency of the project, "name" another
-// task of the same project, "project#name" that exact task; a referenced
-// task whose project has no such script is skipped. A cycle is an error
-// that prints it.
+// task of the same project, "project#name" that exact task. A "^name"
+// dependency on a project without the script is satisfied through that
+// project's own dependencies, transitively (as turbo does): web -> ui ->
+// utils where ui has no build still builds utils before web. A referenced
+// task whose project has no such script is otherwise skipped. A cycle is an
+// error that prints it, and so is a plan that would hold two projects of
+// the same name (their task ids would collide), or a "^name" dependency
+// through a dependency name that two projects share: the error names every
+// directory holding the name.
 func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, error) {
 	if len(sel.Tasks) == 0 {
 		return nil, errors.New("name a task to run, e.g. vx run build")
 	}
-	projects, err := selectProjects(ws, sel)
-	if err != nil {
-		return nil, err
-	}
 	p := &planner{ws: ws, cfg: cfg, nodes: map[string]*Node{}, state: map[*Node]int{}}
+	var projects []*workspace.Project
+	var notes []string
+	selected := false
 	for _, task := range sel.Tasks {
+		if proj, t, ok, err := ExactTask(ws, task); err != nil {
+			return nil, fmt.Errorf("task %q: %w", task, err)
+		} else if ok {
+			if _, has := proj.Scripts[t]; !has {
+				return nil, missingScriptError([]*workspace.Project{proj}, t)
+			}
+			n, err := p.visit(proj, t)
+			if err != nil {
+				return nil, err
+			}
+			n.Target = true
+			continue
+		}
+		if !selected {
+			var err error
+			if projects, err = selectProjects(ws, sel); err != nil {
+				return nil, err
+			}
+			selected = true
+		}
 		found := false
 		for _, proj := range projects {
 			if _, ok := proj.Scripts[task]; !ok {
@@ -78,11 +112,77 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 			}
 			n.Target = true
 		}
+		if root := rootProject(ws); root != nil && len(sel.Filters) == 0 && (ws.Current == nil || ws.Current.IsRoot) && len(ws.Projects) > 1 {
+			if _, ok := root.Scripts[task]; ok {
+				if found {
+					notes = append(notes, fmt.Sprintf("the root's own %q script is not run because other projects have one; vx run %s#%s runs it", task, RootID, task))
+				} else {
+					// At the root, when only the root has the script, run it.
+					n, err := p.visit(root, task)
+					if err != nil {
+						return nil, err
+					}
+					n.Target = true
+					found = true
+				}
+			}
+		}
 		if !found {
 			return nil, missingScriptError(projects, task)
 		}
 	}
-	return &Graph{Nodes: p.order}, nil
+	return &Graph{Nodes: p.order, Notes: notes}, nil
+}
+
+// RootID is the task id prefix that always names the workspace root's
+// project, whatever its name (turbo's spelling): "//#build".
+const RootID = "//"
+
+// TaskID is the id of proj's task: "<project>#<task>", or "//#<task>" for a
+// root without a name.
+func TaskID(proj *workspace.Project, task string) string {
+	if proj.IsRoot && proj.Name == "." {
+		return RootID + "#" + task
+	}
+	return proj.Name + "#" + task
+}
+
+// ExactTask reads s as a task id, "<project>#<task>" or "//#<task>".
+// ok is false when s holds no "#" (a bare task name). The project part is
+// what comes before the first "#" (project names cannot hold one); a name
+// no project has, or one two projects share, is an error.
+func ExactTask(ws *workspace.Workspace, s string) (proj *workspace.Project, task string, ok bool, err error) {
+	name, task, ok := strings.Cut(s, "#")
+	if !ok {
+		return nil, "", false, nil
+	}
+	if task == "" {
+		return nil, "", false, fmt.Errorf("%q names no task after \"#\"; write <project>#<task>, e.g. %s#build", s, name)
+	}
+	if name == RootID {
+		if proj = rootProject(ws); proj == nil {
+			return nil, "", false, fmt.Errorf("%q names a task of the workspace root, but the root has no package.json", s)
+		}
+		return proj, task, true, nil
+	}
+	proj, err = ws.Lookup(name)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if proj == nil {
+		return nil, "", false, fmt.Errorf("the workspace has no project named %q; vx ls lists them (the root is //)", name)
+	}
+	return proj, task, true, nil
+}
+
+// rootProject returns the root's project, nil when the root is none.
+func rootProject(ws *workspace.Workspace) *workspace.Project {
+	for _, p := range ws.Projects {
+		if p.IsRoot {
+			return p
+		}
+	}
+	return nil
 }
 
 // planner builds the graph depth first, which gives a dependency order and
@@ -97,11 +197,17 @@ type planner struct {
 }
 
 func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
-	id := proj.Name + "#" + task
+	id := TaskID(proj, task)
 	n := p.nodes[id]
 	if n == nil {
 		n = newNode(p.cfg, proj, task)
 		p.nodes[id] = n
+	} else if n.Project != proj {
+		_, err := p.ws.Lookup(proj.Name)
+		if err == nil {
+			err = fmt.Errorf("projects %q and %q have the same name %q", n.Project.RelDir, proj.RelDir, proj.Name)
+		}
+		return nil, fmt.Errorf("task %q: %w", id, err)
 	}
 	switch p.state[n] {
 	case 2:
@@ -152,16 +258,38 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
 	for _, dep := range n.Config.DependsOn {
 		switch {
 		case strings.HasPrefix(dep, "^"):
-			for _, name := range n.Project.Deps {
-				if proj := p.ws.Project(name); proj != nil {
-					add(proj, dep[1:])
+			task := dep[1:]
+			// Through a dependency without the script, to its own
+			// dependencies, transitively (vercel/turborepo#937).
+			seen := map[*workspace.Project]bool{n.Project: true}
+			var walk func(proj *workspace.Project) error
+			walk = func(proj *workspace.Project) error {
+				if len(proj.AmbiguousDeps) > 0 {
+					_, err := p.ws.Lookup(proj.AmbiguousDeps[0])
+					return fmt.Errorf("task %q depends on %q through %q's dependency %q: %w", n.ID, dep, proj.Name, proj.AmbiguousDeps[0], err)
 				}
+				for _, d := range proj.Deps {
+					if seen[d] {
+						continue
+					}
+					seen[d] = true
+					if _, ok := d.Scripts[task]; ok {
+						add(d, task)
+						continue
+					}
+					if err := walk(d); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if err := walk(n.Project); err != nil {
+				return nil, err
 			}
 		case strings.Contains(dep, "#"):
-			name, task, _ := strings.Cut(dep, "#")
-			proj := p.ws.Project(name)
-			if proj == nil {
-				return nil, fmt.Errorf("task %q depends on %q, but the workspace has no project named %q", n.ID, dep, name)
+			proj, task, _, err := ExactTask(p.ws, dep)
+			if err != nil {
+				return nil, fmt.Errorf("task %q depends on %q, but %w", n.ID, dep, err)
 			}
 			add(proj, task)
 		default:
@@ -169,7 +297,7 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
-		return refs[i].proj.Name+"#"+refs[i].task < refs[j].proj.Name+"#"+refs[j].task
+		return TaskID(refs[i].proj, refs[i].task) < TaskID(refs[j].proj, refs[j].task)
 	})
 	return refs, nil
 }
@@ -228,7 +356,22 @@ func Task(cfg *config.Config, proj *workspace.Project, task string) (*Node, erro
 
 // newNode is the task node of proj's script task, with its declarations.
 func newNode(cfg *config.Config, proj *workspace.Project, task string) *Node {
-	n := &Node{ID: proj.Name + "#" + task, Project: proj, Task: task, Script: proj.Scripts[task], Config: cfg.TaskFor(proj.Name, task)}
-	n.Cacheable = cfg.HasEntry(proj.Name, task) && !n.Config.NoCache && !n.Config.Persistent
+	key := configName(cfg, proj, task)
+	n := &Node{ID: TaskID(proj, task), Project: proj, Task: task, Script: proj.Scripts[task], Config: cfg.TaskFor(key, task)}
+	n.Cacheable = cfg.HasEntry(key, task) && !n.Config.NoCache && !n.Config.Persistent
 	return n
+}
+
+// configName is the project name under which vx.json declares proj's
+// task: for the root, a "//#<task>" entry stands for "<root name>#<task>"
+// when there is none of the latter.
+func configName(cfg *config.Config, proj *workspace.Project, task string) string {
+	if proj.IsRoot && cfg != nil {
+		if _, ok := cfg.Tasks[proj.Name+"#"+task]; !ok {
+			if _, ok := cfg.Tasks[RootID+"#"+task]; ok {
+				return RootID
+			}
+		}
+	}
+	return proj.Name
 }

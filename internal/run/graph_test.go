@@ -17,6 +17,7 @@ func testWorkspace(t testing.TB, specs ...string) *workspace.Workspace {
 	t.Helper()
 	root := filepath.FromSlash("/ws")
 	ws := &workspace.Workspace{Root: root}
+	deps := map[*workspace.Project][]string{}
 	for i, s := range specs {
 		parts := strings.Split(s, ":")
 		p := &workspace.Project{Name: parts[0], Scripts: map[string]string{}, IsRoot: i == 0}
@@ -27,7 +28,7 @@ func testWorkspace(t testing.TB, specs ...string) *workspace.Workspace {
 			p.Dir = filepath.Join(root, "packages", parts[0])
 		}
 		if len(parts) > 1 && parts[1] != "" {
-			p.Deps = strings.Split(parts[1], ",")
+			deps[p] = strings.Split(parts[1], ",")
 		}
 		if len(parts) > 2 && parts[2] != "" {
 			for _, sc := range strings.Split(parts[2], ",") {
@@ -35,6 +36,13 @@ func testWorkspace(t testing.TB, specs ...string) *workspace.Workspace {
 			}
 		}
 		ws.Projects = append(ws.Projects, p)
+	}
+	for p, names := range deps {
+		for _, name := range names {
+			if d := ws.Project(name); d != nil {
+				p.Deps = append(p.Deps, d)
+			}
+		}
 	}
 	ws.Current = ws.Projects[0]
 	return ws
@@ -159,7 +167,46 @@ func TestPlan(t *testing.T) {
 			config:  `{"tasks": {"build": {"dependsOn": ["nope#build"]}}}`,
 			current: "a",
 			sel:     Selection{Tasks: []string{"build"}},
-			wantErr: `task "a#build" depends on "nope#build", but the workspace has no project named "nope"`,
+			wantErr: `task "a#build" depends on "nope#build", but the workspace has no project named "nope"; vx ls lists them (the root is //)`,
+		},
+		{
+			name: "at the root, a script only the root has runs there",
+			sel:  Selection{Tasks: []string{"lint"}},
+			want: []string{"root#lint"},
+		},
+		{
+			name:    "project#task on the command line, from anywhere",
+			config:  `{"tasks": {"build": {"dependsOn": ["^build"]}}}`,
+			current: "d",
+			sel:     Selection{Tasks: []string{"b#build", "test"}},
+			want:    []string{"a#build", "b#build<-a#build", "d#test"},
+		},
+		{
+			name:    "//#task is the root's task",
+			current: "a",
+			sel:     Selection{Tasks: []string{"//#build"}},
+			want:    []string{"root#build"},
+		},
+		{
+			name: "the root's name works too",
+			sel:  Selection{Tasks: []string{"root#lint"}},
+			want: []string{"root#lint"},
+		},
+		{
+			name:    "project#task naming a missing script",
+			sel:     Selection{Tasks: []string{"d#build"}},
+			wantErr: `project "d" has no script "build"; its scripts: test`,
+		},
+		{
+			name:    "project#task naming a missing project",
+			sel:     Selection{Tasks: []string{"zz#build"}},
+			wantErr: `task "zz#build": the workspace has no project named "zz"; vx ls lists them (the root is //)`,
+		},
+		{
+			name:   "//#task with a root dependsOn entry",
+			config: `{"tasks": {"//#lint": {"dependsOn": ["a#codegen"]}}}`,
+			sel:    Selection{Tasks: []string{"lint"}},
+			want:   []string{"a#codegen", "root#lint<-a#codegen"},
 		},
 		{
 			name:    "missing script in the current project",
@@ -226,5 +273,86 @@ func BenchmarkPlan(b *testing.B) {
 		if err != nil || len(g.Nodes) != 1000 {
 			b.Fatalf("Plan() = %d nodes, %v", len(g.Nodes), err)
 		}
+	}
+}
+
+// TestPlanThroughProjectWithoutScript: web depends on ui, ui on utils, ui
+// has no build: ^build still orders utils before web, as turbo does
+// (vercel/turborepo#937), however long the chain of script-less projects.
+func TestPlanThroughProjectWithoutScript(t *testing.T) {
+	ws := testWorkspace(t,
+		"root::",
+		"utils::build",
+		"ui:utils:",
+		"shell:ui:",
+		"web:shell,ui:build",
+		"loop1:loop2:",
+		"loop2:loop1,utils:",
+		"app:loop1:build",
+	)
+	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`)
+	for _, tt := range []struct {
+		current string
+		want    []string
+	}{
+		{"web", []string{"utils#build", "web#build<-utils#build"}},
+		{"app", []string{"utils#build", "app#build<-utils#build"}},
+	} {
+		w := &workspace.Workspace{Root: ws.Root, Projects: ws.Projects}
+		w.Current = w.Project(tt.current)
+		g, err := Plan(w, cfg, Selection{Tasks: []string{"build"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, planIDs(g)); diff != "" {
+			t.Errorf("%s: plan mismatch (-want +got):\n%s", tt.current, diff)
+		}
+	}
+}
+
+// TestPlanDuplicateNames: two projects may share a name until the plan needs
+// the name to pick one, and then the error names both directories.
+func TestPlanDuplicateNames(t *testing.T) {
+	ws := testWorkspace(t, "root::", "lib::build", "x::build", "app::build")
+	dupB := &workspace.Project{Name: "x", RelDir: "other/x", Dir: filepath.FromSlash("/ws/other/x"), Scripts: map[string]string{"build": "b", "test": "t"}}
+	ws.Projects = append(ws.Projects, dupB)
+	app := ws.Projects[3]
+	app.AmbiguousDeps = []string{"x"}
+	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`)
+	const both = `projects "packages/x" and "other/x" have the same name "x": give them different names, or select one by its directory (--filter ./packages/x)`
+	tests := []struct {
+		name    string
+		sel     Selection
+		current string
+		want    []string
+		wantErr string
+	}{
+		{name: "an unrelated project runs", current: "lib", sel: Selection{Tasks: []string{"build"}}, want: []string{"lib#build"}},
+		{name: "one of them by its directory", sel: Selection{Tasks: []string{"test"}, Filters: []string{"./other/x"}, Dir: filepath.FromSlash("/ws")}, want: []string{"x#test"}},
+		{name: "by name", sel: Selection{Tasks: []string{"x#build"}}, wantErr: `task "x#build": workspace: ` + both},
+		{name: "both selected", sel: Selection{Tasks: []string{"build"}, Filters: []string{"x"}}, wantErr: `task "x#build": workspace: ` + both},
+		{name: "a dependency edge by the name", current: "app", sel: Selection{Tasks: []string{"build"}},
+			wantErr: `task "app#build" depends on "^build" through "app"'s dependency "x": workspace: ` + both},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &workspace.Workspace{Root: ws.Root, Projects: ws.Projects, Current: ws.Current}
+			if tt.current != "" {
+				w.Current = w.Project(tt.current)
+			}
+			g, err := Plan(w, cfg, tt.sel)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("Plan() error = %v\nwant %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, planIDs(g)); diff != "" {
+				t.Errorf("plan mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
