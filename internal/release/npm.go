@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed npm/README.md npm/install.js npm/bin/vx npm/platform-README.md
+//go:embed npm/README.md npm/install.js npm/launcher.js npm/platform-README.md
 var npmFiles embed.FS
 
 // File is one file of a package or archive: its path inside it, its
@@ -53,14 +53,14 @@ func MainNPMPackage(version string) (NPMPackage, error) {
 	}
 	files := []File{{Name: "package.json"}}
 	for _, f := range []struct {
-		src  string
-		exec bool
-	}{{"npm/README.md", false}, {"npm/install.js", false}, {"npm/bin/vx", true}} {
+		src, name string
+		exec      bool
+	}{{"npm/README.md", "README.md", false}, {"npm/install.js", "install.js", false}, {"npm/launcher.js", "bin/vx", true}} {
 		data, err := npmFiles.ReadFile(f.src)
 		if err != nil {
 			return NPMPackage{}, err
 		}
-		files = append(files, File{Name: strings.TrimPrefix(f.src, "npm/"), Data: data, Exec: f.exec})
+		files = append(files, File{Name: f.name, Data: data, Exec: f.exec})
 	}
 	return withManifest(NPMPackage{Name: MainPackage, Version: version, Files: files}, manifest)
 }

@@ -225,7 +225,7 @@ func TestLauncherWithoutPlatformPackage(t *testing.T) {
 		t.Skip("node is not installed: the launcher cannot be run")
 	}
 	dir := t.TempDir()
-	data, err := npmFiles.ReadFile("npm/bin/vx")
+	data, err := npmFiles.ReadFile("npm/launcher.js")
 	if err != nil {
 		t.Fatal(err)
 	}
