@@ -806,5 +806,3 @@ func TestEnvNameKeyOrder(t *testing.T) {
 		}
 	}
 }
-
-
