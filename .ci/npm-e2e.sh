@@ -44,6 +44,7 @@ cp -r examples/monorepo "$work/npm"
 (cd "$work/npm" && npm install -D --loglevel=error "$main_tgz" "$plat_tgz")
 head -c 4 "$work/npm/node_modules/@vxrun/vx/bin/vx" | grep -q ELF || { echo "npm: postinstall did not put the native binary in place"; exit 1; }
 check "npm (npx vx)" "$work/npm" npx vx
+cmp "$work/npm/node_modules/@vxrun/vx/vx.schema.json" vx.schema.json || { echo "npm: @vxrun/vx does not carry vx.schema.json"; exit 1; }
 
 cp -r examples/monorepo "$work/npm-ignore-scripts"
 (cd "$work/npm-ignore-scripts" && npm install -D --ignore-scripts --loglevel=error "$main_tgz" "$plat_tgz")

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/vxrun/vx"
 )
 
 //go:embed npm/README.md npm/install.js npm/launcher.js npm/platform-README.md
@@ -62,6 +64,8 @@ func MainNPMPackage(version string) (NPMPackage, error) {
 		}
 		files = append(files, File{Name: f.name, Data: data, Exec: f.exec})
 	}
+	// The schema of vx.json, for editors: "$schema": "./node_modules/@vxrun/vx/vx.schema.json".
+	files = append(files, File{Name: "vx.schema.json", Data: vx.ConfigSchema})
 	return withManifest(NPMPackage{Name: MainPackage, Version: version, Files: files}, manifest)
 }
 

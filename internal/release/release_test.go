@@ -96,7 +96,7 @@ func TestMainNPMPackage(t *testing.T) {
 			t.Error("bin/vx is not executable")
 		}
 	}
-	if diff := cmp.Diff([]string{"package.json", "README.md", "install.js", "bin/vx"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"package.json", "README.md", "install.js", "bin/vx", "vx.schema.json"}, names); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	if got := p.Tarball(); got != "vxrun-vx-1.2.3.tgz" {

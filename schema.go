@@ -1,0 +1,14 @@
+// Package vx holds what the repository ships beside the vx command itself:
+// the JSON Schema of vx.json, which the npm package carries so that editors
+// can check a workspace's vx.json against the installed version
+// ("$schema": "./node_modules/@vxrun/vx/vx.schema.json"). The command is
+// in cmd/vx.
+package vx
+
+import _ "embed"
+
+// ConfigSchema is vx.schema.json: the JSON Schema (draft 2020-12) of
+// vx.json. internal/config's tests keep it in step with what vx accepts.
+//
+//go:embed vx.schema.json
+var ConfigSchema []byte
