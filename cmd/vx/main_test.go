@@ -48,7 +48,11 @@ func testMain(m *testing.M) int {
 		return 2
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return m.Run()
+	code := m.Run()
+	if vxRemote.dir != "" { // vx-remote, built by the remote cache's tests
+		testdir.RemoveTree(vxRemote.dir)
+	}
+	return code
 }
 
 func copyExecutable(dst string) error {

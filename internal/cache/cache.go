@@ -28,8 +28,14 @@ type Options struct {
 	// unusable entry, a result not stored. nil discards them.
 	Warn io.Writer
 	// Remote, when set, is asked after a local miss, and receives what a
-	// run stores (in the background; [Cache.Close] waits for it).
-	Remote Remote
+	// run stores when RemoteWrite is set (in the background; [Cache.Close]
+	// waits for it, at most UploadWait). The Remote reports its own faults
+	// (once per run); the cache stays silent about errors of its calls.
+	Remote      Remote
+	RemoteWrite bool
+	// UploadWait bounds how long Close waits for uploads still running;
+	// 0 = DefaultUploadWait. Uploads still running then are cancelled.
+	UploadWait time.Duration
 	// MaxSize is the store's size cap applied by Close after a run that
 	// stored something: least recently used entries go first. 0 = 5 GiB,
 	// negative = no cap.
@@ -40,6 +46,10 @@ type Options struct {
 
 // DefaultMaxSize is the store's default size cap.
 const DefaultMaxSize = 5 << 30
+
+// DefaultUploadWait is how long a run waits at its end for uploads to the
+// remote cache that are still running.
+const DefaultUploadWait = 30 * time.Second
 
 // Cache is the task cache of one run.
 type Cache struct {
@@ -58,7 +68,24 @@ type Cache struct {
 	stored int
 	warned map[string]bool
 
-	uploads sync.WaitGroup
+	uploads      sync.WaitGroup
+	uploadCtx    context.Context // cancelled when Close stops waiting
+	cancelUpload context.CancelFunc
+	remoteHits   int
+}
+
+// remoteCallError marks an error that a Remote call returned: the Remote
+// has reported it already (or it is a miss), so the cache does not warn.
+type remoteCallError struct{ err error }
+
+func (e *remoteCallError) Error() string { return e.err.Error() }
+func (e *remoteCallError) Unwrap() error { return e.err }
+
+func fromRemote(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &remoteCallError{err}
 }
 
 // New opens the store and prepares a cache for one run.
@@ -76,7 +103,11 @@ func New(o Options) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.UploadWait == 0 {
+		o.UploadWait = DefaultUploadWait
+	}
 	c := &Cache{opts: o, store: st, nodes: map[string]string{}, warned: map[string]bool{}}
+	c.uploadCtx, c.cancelUpload = context.WithCancel(context.Background())
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git
@@ -218,12 +249,33 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		if err == nil {
 			return h, true
 		}
-		if !errors.Is(err, ErrNotFound) {
+		var rce *remoteCallError
+		if !errors.Is(err, ErrNotFound) && !errors.As(err, &rce) {
 			c.warn("%s: remote cache: %v; running the task", k.spec.ID, err)
 		}
 	}
 	return nil, false
 }
+
+// RemoteHas reports whether the remote cache holds a usable entry for k
+// (its blobs present on the server, its signature valid when signing is
+// on), without downloading it: what --dry-run shows.
+func (c *Cache) RemoteHas(k *Key) bool {
+	if c.opts.Remote == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	data, err := c.opts.Remote.GetActionResult(ctx, k.Action)
+	if err != nil {
+		return false
+	}
+	_, err = c.checkResult(k, data)
+	return err == nil
+}
+
+// HasRemote reports whether the cache has a remote.
+func (c *Cache) HasRemote() bool { return c.opts.Remote != nil }
 
 // Has reports whether the local store holds a usable entry for k, without
 // restoring it.
@@ -274,7 +326,7 @@ func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
 	defer cancel()
 	data, err := c.opts.Remote.GetActionResult(ctx, k.Action)
 	if err != nil {
-		return nil, err
+		return nil, fromRemote(err)
 	}
 	r, err := c.checkResult(k, data)
 	if err != nil {
@@ -285,11 +337,19 @@ func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
 			continue
 		}
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(c.opts.Remote.ReadBlob(ctx, d, pw)) }()
+		rerr := make(chan error, 1)
+		go func() {
+			err := c.opts.Remote.ReadBlob(ctx, d, pw)
+			rerr <- err
+			pw.CloseWithError(err)
+		}()
 		_, err := c.store.WriteBlob(d, pr)
 		pr.CloseWithError(err)
+		if re := <-rerr; re != nil {
+			return nil, fromRemote(re) // a miss, or a fault the Remote reported
+		}
 		if err != nil {
-			return nil, fmt.Errorf("blob %s: %w", short(d), err)
+			return nil, fmt.Errorf("blob %s from the remote: %w", short(d), err)
 		}
 	}
 	if err := c.store.UpdateActionResult(k.Action, data); err != nil {
@@ -348,6 +408,11 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c.countHit()
+	if h.Remote {
+		c.mu.Lock()
+		c.remoteHits++
+		c.mu.Unlock()
+	}
 	if len(logs[0]) > 0 && stdout != nil {
 		stdout.Write(logs[0])
 	}
@@ -484,11 +549,12 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
-	if c.opts.Remote != nil {
+	if c.opts.Remote != nil && c.opts.RemoteWrite {
 		c.uploads.Add(1)
 		go func() {
 			defer c.uploads.Done()
-			if err := c.upload(k, r, data); err != nil {
+			var rce *remoteCallError
+			if err := c.upload(k, r, data); err != nil && !errors.As(err, &rce) {
 				c.warn("%s: remote cache: upload failed: %v", k.spec.ID, err)
 			}
 		}()
@@ -497,12 +563,12 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 
 // upload sends an entry and its blobs to the remote.
 func (c *Cache) upload(k *Key, r *ActionResult, data []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(c.uploadCtx, 5*time.Minute)
 	defer cancel()
 	blobs := append(resultBlobs(r), DigestOf(k.action), k.Command, k.InputRoot)
 	missing, err := c.opts.Remote.FindMissingBlobs(ctx, blobs)
 	if err != nil {
-		return err
+		return fromRemote(err)
 	}
 	if len(missing) > 0 {
 		src := make([]BlobSource, 0, len(missing))
@@ -510,10 +576,10 @@ func (c *Cache) upload(k *Key, r *ActionResult, data []byte) error {
 			src = append(src, BlobSource{Digest: d, Path: c.store.BlobPath(d)})
 		}
 		if err := c.opts.Remote.UploadBlobs(ctx, src); err != nil {
-			return err
+			return fromRemote(err)
 		}
 	}
-	return c.opts.Remote.UpdateActionResult(ctx, k.Action, data)
+	return fromRemote(c.opts.Remote.UpdateActionResult(ctx, k.Action, data))
 }
 
 // firstChange names the first input that differs between two keys.
@@ -537,22 +603,38 @@ func firstChange(before, after *Key) string {
 }
 
 // CloseReadOnly ends a cache that only computed keys (--dry-run): the
-// memo is written, nothing else.
+// memo is written and the remote closed, nothing else.
 func (c *Cache) CloseReadOnly() {
 	c.sc.memo.save(filepath.Join(c.store.Dir, "tmp"))
+	if c.opts.Remote != nil {
+		c.opts.Remote.Close()
+	}
 }
 
 // Stats are the counts of a run.
 type Stats struct {
 	Hits, Misses, Stored int
+	RemoteHits           int // of Hits, those found in the remote cache
 }
 
 // Close waits for uploads, writes the memo and the run's counts, and
 // applies the size cap when the run stored something.
 func (c *Cache) Close() Stats {
-	c.uploads.Wait()
+	waited := make(chan struct{})
+	go func() { c.uploads.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(c.opts.UploadWait):
+		c.warn("remote cache: uploads still running after %s; not waiting for them", c.opts.UploadWait)
+		c.cancelUpload()
+		select {
+		case <-waited:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	c.cancelUpload()
 	c.mu.Lock()
-	st := Stats{Hits: c.hits, Misses: c.misses, Stored: c.stored}
+	st := Stats{Hits: c.hits, Misses: c.misses, Stored: c.stored, RemoteHits: c.remoteHits}
 	c.mu.Unlock()
 	if err := c.sc.memo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the memo: %v", err)

@@ -179,6 +179,8 @@ type LastRun struct {
 	Hits   int       `json:"hits"`
 	Misses int       `json:"misses"`
 	Stored int       `json:"stored"`
+	// RemoteHits counts the hits found in the remote cache (within Hits).
+	RemoteHits int `json:"remoteHits"`
 }
 
 // Status reads the store's size and counts without changing it.
@@ -219,7 +221,7 @@ func writeLastRun(s *Store, st Stats) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "time %d\nhits %d\nmisses %d\nstored %d\n", time.Now().Unix(), st.Hits, st.Misses, st.Stored)
+	fmt.Fprintf(f, "time %d\nhits %d\nmisses %d\nstored %d\nremote-hits %d\n", time.Now().Unix(), st.Hits, st.Misses, st.Stored, st.RemoteHits)
 	f.Close()
 	if err := os.Rename(f.Name(), filepath.Join(s.Dir, "last-run")); err != nil {
 		os.Remove(f.Name())
@@ -244,6 +246,8 @@ func readLastRun(s *Store) *LastRun {
 			lr.Misses = int(n)
 		case "stored":
 			lr.Stored = int(n)
+		case "remote-hits":
+			lr.RemoteHits = int(n)
 		}
 	}
 	return lr

@@ -9,6 +9,8 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -43,7 +45,11 @@ func cacheDir(p *Process, a *parsed, root string) string {
 // openCache returns the task cache of a run, or nil when the run has no
 // cacheable task or --no-cache is given. A store that cannot be opened is a
 // warning: the run goes on without the cache.
-func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, envOf func(*run.Node) []string, write bool) *run.TaskCache {
+//
+// With a remote cache configured (rc), the vx-remote helper is started: the
+// remote is asked after a local miss, and receives what the run stores when
+// rc.Write is set.
+func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, envOf func(*run.Node) []string, write bool, rc *remote.Config) *run.TaskCache {
 	if a.set["no-cache"] {
 		return nil
 	}
@@ -54,7 +60,7 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 	if !any {
 		return nil
 	}
-	c, err := cache.New(cache.Options{
+	o := cache.Options{
 		Dir:     cacheDir(p, a, ws.Root),
 		Root:    ws.Root,
 		Environ: p.Environ,
@@ -62,9 +68,19 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		Write:   write,
 		Warn:    p.Stderr,
 		GOOS:    p.GOOS,
-	})
+	}
+	var client *remote.Client
+	if rc != nil && (o.Read || (write && rc.Write)) {
+		if client = startRemote(p, rc); client != nil {
+			o.Remote, o.RemoteWrite = client, write && rc.Write
+		}
+	}
+	c, err := cache.New(o)
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "vx: the task cache is off for this run: %v\n", err)
+		if client != nil {
+			client.Close()
+		}
 		return nil
 	}
 	c.Prepare()
@@ -74,8 +90,11 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 // planCache is a task's cache key in --dry-run=json: the key and what it
 // is made of.
 type planCache struct {
-	Key       string            `json:"key"` // the SHA-256 of the REAPI Action
-	Hit       bool              `json:"hit"` // the local store holds a usable entry
+	Key string `json:"key"` // the SHA-256 of the REAPI Action
+	Hit bool   `json:"hit"` // the local store holds a usable entry
+	// RemoteHit: the remote cache holds a usable entry (asked only when a
+	// remote is configured and the local store has none).
+	RemoteHit *bool             `json:"remoteHit,omitempty"`
 	Command   string            `json:"command"`
 	InputRoot string            `json:"inputRoot"`
 	Env       map[string]string `json:"env"` // declared variables, values hashed
@@ -97,6 +116,10 @@ func planCacheOf(tc *run.TaskCache, n *run.Node) *planCache {
 	pc := &planCache{Key: k.Action.Hash, Hit: tc.C.Has(k), Command: k.Command.Hash, InputRoot: k.InputRoot.Hash,
 		Env: map[string]string{}, Platform: map[string]string{}, Deps: map[string]string{}, Inputs: k.Inputs,
 		Outputs: append([]string{}, n.Config.Outputs...)}
+	if !pc.Hit && tc.C.HasRemote() {
+		rh := tc.C.RemoteHas(k)
+		pc.RemoteHit = &rh
+	}
 	for _, e := range k.Env {
 		pc.Env[e.Name] = e.Value
 	}
@@ -129,7 +152,16 @@ func runCache(p *Process, a *parsed) (int, error) {
 	if len(a.pos) != 1 || (a.pos[0] != "status" && a.pos[0] != "prune") {
 		return ExitUsage, usagef("vx cache: say status or prune: vx cache status, vx cache prune --max-size 5GB")
 	}
+	if a.pos[0] == "prune" && (a.set["remote-cache"] || a.set["remote-instance"]) {
+		return ExitUsage, usagef("vx cache prune: prunes the local store only; a remote cache prunes itself")
+	}
 	dir := a.str("cache-dir")
+	// vx.json may name a remote cache; status reports it. Outside a
+	// workspace there is no vx.json, and that is fine.
+	var cfg *config.Config
+	if ws, err := workspace.Discover(p.Dir); err == nil {
+		cfg, _ = config.Load(ws.Root)
+	}
 	if dir == "" {
 		if v, _ := exec.LookupEnv(p.Environ, CacheDirEnv, p.GOOS); v == "" {
 			ws, err := workspace.Discover(p.Dir)
@@ -150,14 +182,32 @@ func runCache(p *Process, a *parsed) (int, error) {
 		if err != nil {
 			return 1, err
 		}
+		rc, err := remoteConfig(p, a, cfg)
+		if err != nil {
+			return ExitUsage, err
+		}
+		var rs *remoteStatus
+		if rc != nil {
+			rs = probeRemote(p, rc)
+		}
 		if a.set["json"] {
-			return ExitOK, writeJSON(p.Stdout, s)
+			return ExitOK, writeJSON(p.Stdout, struct {
+				cache.Status
+				Remote *remoteStatus `json:"remote,omitempty"`
+			}{s, rs})
 		}
 		fmt.Fprintf(p.Stdout, "store:   %s\nsize:    %s\nentries: %d (%d blobs)\n", s.Dir, humanBytes(s.Bytes), s.Entries, s.Blobs)
 		if lr := s.LastRun; lr != nil {
-			fmt.Fprintf(p.Stdout, "last run: %s: %d hits, %d misses, %d stored\n", lr.Time.Format(time.RFC3339), lr.Hits, lr.Misses, lr.Stored)
+			remoteHits := ""
+			if lr.RemoteHits > 0 {
+				remoteHits = fmt.Sprintf(" (%d remote)", lr.RemoteHits)
+			}
+			fmt.Fprintf(p.Stdout, "last run: %s: %d hits%s, %d misses, %d stored\n", lr.Time.Format(time.RFC3339), lr.Hits, remoteHits, lr.Misses, lr.Stored)
 		} else {
 			fmt.Fprintf(p.Stdout, "last run: none recorded\n")
+		}
+		if rs != nil {
+			printRemoteStatus(p, rs)
 		}
 		return ExitOK, nil
 	}

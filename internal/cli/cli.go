@@ -42,7 +42,10 @@ type Process struct {
 	NoColor                                       bool             // NO_COLOR is set and not empty
 	Signals                                       <-chan os.Signal // SIGINT and SIGTERM received by vx
 	GOOS                                          string           // "" = runtime.GOOS
-	NumCPU                                        int
+	// Executable is vx's own file, beside which vx-remote is looked for;
+	// "" = os.Executable().
+	Executable string
+	NumCPU     int
 }
 
 // Main runs vx and returns its exit code and the error, if any, that the
@@ -75,6 +78,9 @@ var commands []*command
 func init() {
 	commands = []*command{runCmd, envCmd, lsCmd, cacheCmd, completionCmd}
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
+	runCmd.flags = append(runCmd.flags, remoteFlags...)
+	runCmd.flags = append(runCmd.flags, remoteWriteFlag)
+	cacheCmd.flags = append(cacheCmd.flags, remoteFlags...)
 }
 
 func dispatch(p *Process) (int, error) {
@@ -235,7 +241,11 @@ func runRun(p *Process, a *parsed) (int, error) {
 		return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
 	}
 	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
-	tc := openCache(p, a, ws, g, envOf, !dry)
+	rc, err := remoteConfig(p, a, cfg)
+	if err != nil {
+		return ExitUsage, err
+	}
+	tc := openCache(p, a, ws, g, envOf, !dry, rc)
 	if dry {
 		err := printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, dryFormat == "json")
 		if tc != nil {
@@ -361,6 +371,8 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 			fmt.Fprintf(w, "   cache:   no key: %s\n", c.Error)
 		case c.Hit:
 			fmt.Fprintf(w, "   cache:   hit, key %s (%d input files)\n", c.Key[:16], len(c.Inputs))
+		case c.RemoteHit != nil && *c.RemoteHit:
+			fmt.Fprintf(w, "   cache:   remote hit, key %s (%d input files)\n", c.Key[:16], len(c.Inputs))
 		default:
 			fmt.Fprintf(w, "   cache:   miss, key %s (%d input files)\n", c.Key[:16], len(c.Inputs))
 		}

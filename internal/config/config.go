@@ -23,6 +23,16 @@ type Config struct {
 	// Tasks maps each key of "tasks", as written ("build" or "web#build"), to
 	// its declarations. It is never nil after Load or Parse.
 	Tasks map[string]Task
+	// RemoteCache is the optional "remoteCache" object: the non-secret
+	// settings of a shared REAPI cache. VX_REMOTE_CACHE and
+	// VX_REMOTE_INSTANCE, and the flags, take precedence.
+	RemoteCache RemoteCache
+}
+
+// RemoteCache is vx.json's "remoteCache".
+type RemoteCache struct {
+	URL      string // grpc://host:port or grpcs://host[:port]
+	Instance string // the REAPI instance name
 }
 
 // Task is what vx.json declares for a task. A task without an entry has the

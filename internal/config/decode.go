@@ -13,7 +13,8 @@ import (
 
 // Keys known at each level, in the order suggestions prefer them.
 var (
-	topKeys  = []string{"tasks", "$schema"}
+	topKeys  = []string{"tasks", "remoteCache", "$schema"}
+	rcKeys   = []string{"url", "instance"}
 	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache"}
 	envKeys  = []string{"passThrough", "define"}
 )
@@ -36,6 +37,10 @@ func decode(root *node) (*Config, *syntaxError) {
 			if m.val.kind != kindString {
 				return nil, errAt(m.val.off, `"$schema" must be a string, found %s`, m.val.describe())
 			}
+		case "remoteCache":
+			if err := decodeRemoteCache(c, m.val); err != nil {
+				return nil, err
+			}
 		default:
 			hint := didYouMean(m.key, topKeys)
 			if hint == "" {
@@ -45,6 +50,34 @@ func decode(root *node) (*Config, *syntaxError) {
 		}
 	}
 	return c, nil
+}
+
+// decodeRemoteCache reads {"url": ..., "instance": ...}: only the
+// non-secret parts of the remote cache's settings live in vx.json.
+func decodeRemoteCache(c *Config, n *node) *syntaxError {
+	if n.kind != kindObject {
+		return errAt(n.off, `"remoteCache" must be an object {"url": "grpcs://host", "instance": "name"}, found %s`, n.describe())
+	}
+	for _, m := range n.members {
+		switch m.key {
+		case "url", "instance":
+			if m.val.kind != kindString {
+				return errAt(m.val.off, `"remoteCache.%s" must be a string, found %s`, m.key, m.val.describe())
+			}
+			if m.key == "url" {
+				c.RemoteCache.URL = m.val.str
+			} else {
+				c.RemoteCache.Instance = m.val.str
+			}
+		default:
+			hint := didYouMean(m.key, rcKeys)
+			if hint == "" && (strings.Contains(strings.ToLower(m.key), "header") || strings.Contains(strings.ToLower(m.key), "key") || strings.Contains(strings.ToLower(m.key), "token")) {
+				hint = "secrets never go in vx.json: set VX_REMOTE_HEADER or VX_REMOTE_SIGNING_KEY in the environment"
+			}
+			return errHint(m.keyOff, hint, "unknown key %q in \"remoteCache\" (it takes url and instance)", m.key)
+		}
+	}
+	return nil
 }
 
 func decodeTasks(c *Config, n *node) *syntaxError {

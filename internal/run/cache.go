@@ -6,7 +6,6 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
-	"github.com/vxrun/vx/internal/config"
 )
 
 // TaskCache connects [Execute] to the task cache: before a cacheable task
@@ -21,10 +20,11 @@ type TaskCache struct {
 	Args   []string             // the arguments after --, for target tasks
 	GOOS   string               // "" = the host's
 
-	mu    sync.Mutex
-	keys  map[*Node]*cache.Key
-	caps  map[*Node]*cache.Capture
-	saves sync.WaitGroup
+	mu     sync.Mutex
+	status map[*Node]string // "hit", "remote-hit" or "miss", for the run's record
+	keys   map[*Node]*cache.Key
+	caps   map[*Node]*cache.Capture
+	saves  sync.WaitGroup
 }
 
 // Key returns n's cache key (computed once per run). The keys of n's
@@ -70,13 +70,13 @@ func (tc *TaskCache) spec(n *Node, deps []cache.DepKey) *cache.TaskSpec {
 	// The declared variables: passThrough values as vx's environment has
 	// them, then define, which wins, as in the task's environment.
 	vals := map[string]string{}
-	for _, name := range config.ExpandPassThrough(n.Config.PassThrough, tc.Parent, tc.GOOS) {
+	for _, name := range taskPassThrough(n, tc.Parent, tc.GOOS) {
 		if v, ok := exec.LookupEnv(tc.Parent, name, tc.GOOS); ok {
 			vals[exec.EnvNameKey(name, tc.GOOS)] = v
 		}
 	}
 	names := map[string]string{}
-	for _, name := range config.ExpandPassThrough(n.Config.PassThrough, tc.Parent, tc.GOOS) {
+	for _, name := range taskPassThrough(n, tc.Parent, tc.GOOS) {
 		names[exec.EnvNameKey(name, tc.GOOS)] = name
 	}
 	for name, v := range n.Config.Define {
@@ -114,10 +114,16 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	}
 	if h, ok := tc.C.Lookup(k); ok {
 		if tc.C.Restore(h, n.Project.Dir, stdout, stderr) == nil {
+			st := "hit"
+			if h.Remote {
+				st = "remote-hit"
+			}
+			tc.setStatus(n, st)
 			return true, stdout, stderr
 		}
 	}
 	tc.C.CountMiss()
+	tc.setStatus(n, "miss")
 	cp, err := tc.C.NewCapture()
 	if err != nil {
 		tc.C.Warnf("%s: not cached: %v", n.ID, err)
@@ -130,6 +136,24 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	tc.caps[n] = cp
 	tc.mu.Unlock()
 	return false, cp.Tee(stdout, cp.Stdout), cp.Tee(stderr, cp.Stderr)
+}
+
+func (tc *TaskCache) setStatus(n *Node, st string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.status == nil {
+		tc.status = map[*Node]string{}
+	}
+	tc.status[n] = st
+}
+
+// Status says how the cache served n: "hit" (the local store), "remote-hit"
+// (the remote cache; now in the local store too), "miss", or "" when n was
+// not looked up.
+func (tc *TaskCache) Status(n *Node) string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.status[n]
 }
 
 // after is called when n ended; ok is true when it exited 0.

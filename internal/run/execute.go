@@ -25,7 +25,7 @@ import (
 func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
 	opts := exec.EnvOptions{
 		Source:      parent,
-		PassThrough: config.ExpandPassThrough(n.Config.PassThrough, parent, goos),
+		PassThrough: taskPassThrough(n, parent, goos),
 		Define:      n.Config.Define,
 		BinPaths:    ws.BinPaths(n.Project),
 		GOOS:        goos,
@@ -40,6 +40,21 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		PackageJSON:    n.Project.Manifest,
 		Dir:            n.Project.Dir,
 	})
+}
+
+// taskPassThrough expands n's passThrough names against parent, less
+// vx's own remote-cache settings (VX_REMOTE_*: the cache's URL, its auth
+// header, its signing key): they configure vx and never reach a task, even
+// when a pattern such as "VX_*" matches them.
+func taskPassThrough(n *Node, parent []string, goos string) []string {
+	names := config.ExpandPassThrough(n.Config.PassThrough, parent, goos)
+	out := names[:0:0]
+	for _, name := range names {
+		if !strings.HasPrefix(exec.EnvNameKey(name, goos), exec.EnvNameKey("VX_REMOTE_", goos)) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Options control [Execute].
@@ -88,6 +103,7 @@ type Outcome struct {
 	Started   int      // tasks that were started
 	Succeeded int      // tasks that ran or were restored from the cache
 	Cached    int      // tasks restored from the cache (counted in Started and Succeeded too)
+	Remote    int      // of Cached, those found in the remote cache
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
 	Signal    os.Signal
@@ -112,7 +128,8 @@ type TaskRun struct {
 	Signal     string    // the signal that ended the task ("SIGINT"), or ""
 	Argv       []string  // what was started: the shell found in the task's PATH and its arguments
 	Err        error     // why the task could not be started, or nil
-	// Cache is "hit" (restored, not run) or "miss" when the task cache was
+	// Cache is "hit" (restored from the local store, not run), "remote-hit" (from
+	// the remote cache) or "miss" when the task cache was
 	// asked, "" when it was not (no cache in the run, or a task that is not
 	// cacheable: persistent, "cache": false, or without a vx.json entry).
 	Cache string
@@ -217,6 +234,10 @@ func Execute(g *Graph, opts Options) Outcome {
 			if hit, spec.Stdout, spec.Stderr = opts.Cache.before(n, spec.Stdout, spec.Stderr); hit {
 				out.Tasks[n.index].Cache = "hit"
 				out.Cached++
+				if opts.Cache.Status(n) == "remote-hit" {
+					out.Tasks[n.index].Cache = "remote-hit"
+					out.Remote++
+				}
 				go func() { results <- result{n: n, closer: closer, end: time.Now(), cached: true} }()
 				running[n] = nil
 				return
@@ -441,7 +462,11 @@ func describe(r exec.Result) string {
 func summary(o Outcome, color bool) string {
 	var b strings.Builder
 	if o.Cached > 0 {
-		fmt.Fprintf(&b, "vx: %d %s: %d cached, %d ran", o.Total, plural(o.Total, "task", "tasks"), o.Cached, o.Started-o.Cached)
+		fmt.Fprintf(&b, "vx: %d %s: %d cached", o.Total, plural(o.Total, "task", "tasks"), o.Cached)
+		if o.Remote > 0 {
+			fmt.Fprintf(&b, " (%d remote)", o.Remote)
+		}
+		fmt.Fprintf(&b, ", %d ran", o.Started-o.Cached)
 		if len(o.Failed) == 0 {
 			b.WriteString(", 0 failed")
 		}

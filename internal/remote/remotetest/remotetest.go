@@ -173,6 +173,9 @@ func (s *Server) Log() string {
 	return s.log.String()
 }
 
+// PID is the server's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // Stop kills the server and waits for it.
 func (s *Server) Stop() {
 	s.cmd.Process.Kill()

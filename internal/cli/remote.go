@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/remote"
+	"github.com/vxrun/vx/internal/remote/wire"
+)
+
+// The variables that configure the remote cache. They are vx's own
+// settings: read from vx's environment, never passed to a task (see
+// run.TaskEnv), and the secret ones are never printed.
+const (
+	RemoteCacheEnv    = "VX_REMOTE_CACHE"
+	RemoteInstanceEnv = "VX_REMOTE_INSTANCE"
+	RemoteWriteEnv    = "VX_REMOTE_WRITE"
+	RemoteHeaderEnv   = "VX_REMOTE_HEADER"
+	RemoteSigningEnv  = "VX_REMOTE_SIGNING_KEY"
+	RemoteTLSCertEnv  = "VX_REMOTE_TLS_CERT"
+	RemoteTLSKeyEnv   = "VX_REMOTE_TLS_KEY"
+	RemoteTLSCAEnv    = "VX_REMOTE_TLS_CA"
+	RemoteTimeoutEnv  = "VX_REMOTE_TIMEOUT"
+	RemoteHelperEnv   = "VX_REMOTE_HELPER"
+)
+
+var remoteFlags = []flagSpec{
+	{name: "remote-cache", kind: stringFlag, arg: "URL", usage: "share the cache through a REAPI v2 server: grpc://host:port or grpcs://host[:port] (default: $VX_REMOTE_CACHE, else vx.json's remoteCache.url)"},
+	{name: "remote-instance", kind: stringFlag, arg: "NAME", usage: "the remote cache's instance name (default: $VX_REMOTE_INSTANCE, else vx.json's remoteCache.instance)"},
+}
+
+var remoteWriteFlag = flagSpec{name: "remote-write", kind: boolFlag, usage: "upload results to the remote cache (default: read only, unless VX_REMOTE_WRITE=1)"}
+
+// remoteConfig returns the remote cache's settings, or nil when none is
+// configured. A flag beats the variable, which beats vx.json; the header,
+// the TLS files and the signing key come only from the environment.
+func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, error) {
+	env := func(name string) string {
+		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
+		return v
+	}
+	pick := func(flag, envName, file string) string {
+		if v := a.str(flag); a.set[flag] {
+			return v
+		}
+		if v := env(envName); v != "" {
+			return v
+		}
+		return file
+	}
+	var file config.RemoteCache
+	if cfg != nil {
+		file = cfg.RemoteCache
+	}
+	rc := &remote.Config{
+		URL:        pick("remote-cache", RemoteCacheEnv, file.URL),
+		Instance:   pick("remote-instance", RemoteInstanceEnv, file.Instance),
+		Header:     env(RemoteHeaderEnv),
+		TLSCert:    env(RemoteTLSCertEnv),
+		TLSKey:     env(RemoteTLSKeyEnv),
+		TLSCA:      env(RemoteTLSCAEnv),
+		SigningKey: env(RemoteSigningEnv),
+	}
+	if rc.URL == "" {
+		if a.set["remote-write"] {
+			return nil, usagef("--remote-write needs a remote cache: --remote-cache grpc://host:port or VX_REMOTE_CACHE")
+		}
+		return nil, nil
+	}
+	if a.set["remote-write"] {
+		rc.Write = true
+	} else if v := env(RemoteWriteEnv); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, usagef("%s takes 1 or 0 (true or false), not %q", RemoteWriteEnv, v)
+		}
+		rc.Write = b
+	}
+	if v := env(RemoteTimeoutEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, usagef("%s takes a duration such as 5s or 500ms, not %q", RemoteTimeoutEnv, v)
+		}
+		rc.Timeout = d
+	}
+	if err := rc.Check(); err != nil {
+		return nil, usagef("vx: %v", err)
+	}
+	return rc, nil
+}
+
+// startRemote starts the vx-remote helper for rc. A helper that cannot be
+// found or started is one warning: the run goes on with the local cache.
+func startRemote(p *Process, rc *remote.Config) *remote.Client {
+	exe := p.Executable
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	path, _ := exec.LookupEnv(p.Environ, "PATH", p.GOOS)
+	override, _ := exec.LookupEnv(p.Environ, RemoteHelperEnv, p.GOOS)
+	warn := remoteWarner(p)
+	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
+	if err != nil {
+		warn(fmt.Sprintf("%v; continuing without the remote cache", strings.TrimPrefix(err.Error(), "remote: ")))
+		return nil
+	}
+	c, err := remote.Start(*rc, helper, helperEnv(p.Environ, p.GOOS), warn)
+	if err != nil {
+		warn(fmt.Sprintf("%s; continuing without the remote cache", strings.TrimPrefix(rc.Redact(err.Error()), "remote: ")))
+		return nil
+	}
+	return c
+}
+
+// remoteWarner prints the remote cache's warnings, "vx: remote cache ...".
+func remoteWarner(p *Process) func(string) {
+	var mu sync.Mutex
+	return func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.HasPrefix(msg, "remote cache") {
+			msg = "remote cache: " + msg
+		}
+		fmt.Fprintf(p.Stderr, "vx: %s\n", msg)
+	}
+}
+
+// helperEnv is vx's environment without the secrets the helper receives
+// over its pipe instead.
+func helperEnv(environ []string, goos string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch exec.EnvNameKey(k, goos) {
+		case exec.EnvNameKey(RemoteHeaderEnv, goos), exec.EnvNameKey(RemoteSigningEnv, goos):
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// remoteStatus is the remote part of `vx cache status`.
+type remoteStatus struct {
+	URL          string             `json:"url"`
+	Instance     string             `json:"instance"`
+	Write        bool               `json:"write"`
+	Signing      bool               `json:"signing"`
+	Reachable    bool               `json:"reachable"`
+	Error        string             `json:"error,omitempty"`
+	Capabilities *wire.Capabilities `json:"capabilities,omitempty"`
+}
+
+func probeRemote(p *Process, rc *remote.Config) *remoteStatus {
+	rs := &remoteStatus{URL: rc.URL, Instance: rc.Instance, Write: rc.Write, Signing: rc.SigningKey != ""}
+	var first string
+	exe := p.Executable
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	path, _ := exec.LookupEnv(p.Environ, "PATH", p.GOOS)
+	override, _ := exec.LookupEnv(p.Environ, RemoteHelperEnv, p.GOOS)
+	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
+	if err != nil {
+		rs.Error = strings.TrimPrefix(err.Error(), "remote: ")
+		return rs
+	}
+	c, err := remote.Start(*rc, helper, helperEnv(p.Environ, p.GOOS), func(s string) {
+		if first == "" {
+			first = s
+		}
+	})
+	if err != nil {
+		rs.Error = strings.TrimPrefix(rc.Redact(err.Error()), "remote: ")
+		return rs
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), remote.DefaultTimeout+time.Second)
+	defer cancel()
+	caps, err := c.Capabilities(ctx)
+	if err != nil {
+		rs.Error = strings.TrimPrefix(rc.Redact(err.Error()), "remote: ")
+		return rs
+	}
+	rs.Reachable, rs.Capabilities = true, caps
+	return rs
+}
+
+func printRemoteStatus(p *Process, rs *remoteStatus) {
+	inst := ""
+	if rs.Instance != "" {
+		inst = fmt.Sprintf(" (instance %q)", rs.Instance)
+	}
+	mode := "read only"
+	if rs.Write {
+		mode = "read and write"
+	}
+	if rs.Signing {
+		mode += ", signed results only"
+	}
+	fmt.Fprintf(p.Stdout, "remote:  %s%s, %s\n", rs.URL, inst, mode)
+	if !rs.Reachable {
+		fmt.Fprintf(p.Stdout, "         unreachable: %s\n", rs.Error)
+		return
+	}
+	c := rs.Capabilities
+	batch := "no limit"
+	if c.MaxBatchBytes > 0 {
+		batch = humanBytes(c.MaxBatchBytes)
+	}
+	sha := "SHA-256 supported"
+	if !c.SHA256 {
+		sha = "SHA-256 NOT supported (vx cannot use this cache)"
+	}
+	upd := "accepts results"
+	if !c.UpdateEnabled {
+		upd = "does not accept results from clients"
+	}
+	api := ""
+	if c.APIVersion != "" {
+		api = ", REAPI " + c.APIVersion
+	}
+	fmt.Fprintf(p.Stdout, "         reachable in %dms%s: %s (digest functions %s), batch limit %s, %s\n",
+		c.LatencyMS, api, sha, strings.Join(c.DigestFunctions, ", "), batch, upd)
+}
