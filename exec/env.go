@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -59,7 +60,10 @@ type EnvOptions struct {
 	Define map[string]string
 
 	// BinPaths are directories put in front of PATH, in the given order,
-	// after Define is applied. Empty entries are skipped.
+	// after Define is applied. Empty entries are skipped, and so is any
+	// entry [CheckBinPath] refuses (one holding the list separator would
+	// split into a relative PATH entry): check them with it first to tell
+	// the user.
 	BinPaths []string
 
 	// GOOS selects the naming rules: "" means runtime.GOOS; "windows" means
@@ -246,7 +250,7 @@ func buildEnv(opts EnvOptions) *env {
 	// Layer 4: the bins in front of PATH, in order, keeping PATH's spelling.
 	var bins []string
 	for _, b := range opts.BinPaths {
-		if b != "" {
+		if b != "" && checkBinPath(b, e.windows) == nil {
 			bins = append(bins, b)
 		}
 	}
@@ -288,4 +292,45 @@ func (e *env) sorted() []string {
 		out = append(out, e.vars[key])
 	}
 	return out
+}
+
+// CheckBinPath reports whether dir can go on a PATH as one entry under
+// goos's rules ("" means runtime.GOOS): it must be absolute and hold no
+// list separator (':', or ';' on Windows). PATH has no quoting on Unix, and
+// on Windows programs disagree on it, so a directory such as
+// /home/me/co:lon/node_modules/.bin would split into /home/me/co and the
+// relative lon/node_modules/.bin, which the task would search from its own
+// directory. The error says which directory and why.
+func CheckBinPath(dir, goos string) error {
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	return checkBinPath(dir, goos == "windows")
+}
+
+func checkBinPath(dir string, windows bool) error {
+	sep := ":"
+	if windows {
+		sep = ";"
+	}
+	if strings.Contains(dir, sep) {
+		return fmt.Errorf("exec: the directory %q holds %q, the PATH list separator, so it cannot go on a task's PATH: part of it would be read as a relative directory; move or rename the directory", dir, sep)
+	}
+	if !isAbsPath(dir, windows) {
+		return fmt.Errorf("exec: the directory %q is not absolute, so it cannot go on a task's PATH", dir)
+	}
+	return nil
+}
+
+// isAbsPath reports whether p is absolute under the rules of Windows (a
+// drive letter and a separator, or a UNC path) or of Unix (a leading /).
+func isAbsPath(p string, windows bool) bool {
+	if !windows {
+		return strings.HasPrefix(p, "/")
+	}
+	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') &&
+		('a' <= p[0]|0x20 && p[0]|0x20 <= 'z') {
+		return true
+	}
+	return len(p) >= 2 && (p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/')
 }

@@ -125,7 +125,7 @@ func envModel(opts EnvOptions, fold bool) map[string]envModelVar {
 	candidates = append(candidates, "PATH")
 	var bins []string
 	for _, b := range opts.BinPaths {
-		if b != "" {
+		if b != "" && checkBinPath(b, fold) == nil { // no relative entry, no list separator
 			bins = append(bins, b)
 		}
 	}
@@ -203,7 +203,7 @@ func FuzzBuildIsolatedEnv(f *testing.F) {
 		for k := range opts.Define {
 			defined[canon(k)] = true
 		}
-		binned := slices.ContainsFunc(opts.BinPaths, func(b string) bool { return b != "" })
+		binned := slices.ContainsFunc(opts.BinPaths, func(b string) bool { return b != "" && checkBinPath(b, windows) == nil })
 		for _, kv := range got {
 			name, value, ok := strings.Cut(kv, "=")
 			if !ok {

@@ -806,3 +806,47 @@ func TestEnvNameKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBinPath: a bin directory goes on PATH only when it is absolute
+// and holds no list separator; the env builder leaves out any other, so
+// no relative or current-directory entry reaches a task's PATH.
+func TestCheckBinPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		dir  string
+		goos string
+		ok   bool
+	}{
+		{"/home/me/ws/node_modules/.bin", "linux", true},
+		{"/home/me/co:lon/node_modules/.bin", "linux", false},
+		{"/home/me/co;lon/node_modules/.bin", "linux", true},
+		{"node_modules/.bin", "linux", false},
+		{".", "linux", false},
+		{`C:\ws\node_modules\.bin`, "windows", true},
+		{`C:/ws/node_modules/.bin`, "windows", true},
+		{`\\server\share\ws\node_modules\.bin`, "windows", true},
+		{`C:\co;lon\node_modules\.bin`, "windows", false},
+		{`C:\co:lon\node_modules\.bin`, "windows", true}, // ':' is no separator there (nor valid, but not ours to judge)
+		{`\ws\node_modules\.bin`, "windows", false},      // relative to the current drive
+		{`C:ws\node_modules\.bin`, "windows", false},     // relative to C:'s current directory
+	}
+	for _, tt := range tests {
+		err := CheckBinPath(tt.dir, tt.goos)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckBinPath(%q, %s) = %v, want ok %v", tt.dir, tt.goos, err, tt.ok)
+		}
+		env := buildEnv(EnvOptions{Source: []string{"PATH=/usr/bin"}, BinPaths: []string{tt.dir}, GOOS: tt.goos}).sorted()
+		path, _ := LookupEnv(env, "PATH", tt.goos)
+		sep := ":"
+		if tt.goos == "windows" {
+			sep = ";"
+		}
+		want := "/usr/bin"
+		if tt.ok {
+			want = tt.dir + sep + "/usr/bin"
+		}
+		if path != want {
+			t.Errorf("buildEnv with bin %q (%s): PATH = %q, want %q", tt.dir, tt.goos, path, want)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type Project struct {
 	// ""), RelDir: "." for the root. Two projects may share a name (pnpm
 	// tolerates it): see [Workspace.Lookup].
 	Name string
+	// Unnamed reports that the package.json has no "name", so that Name is
+	// RelDir standing in for one (npm_package_name is then left unset).
+	Unnamed bool
 	// Dir is the project's absolute directory: Root joined with RelDir. For
 	// a project reached through a symbolically linked directory it is the
 	// link's path inside the workspace, not the link's target.
@@ -480,7 +483,7 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 			if err := checkName(rel); err != nil {
 				return fmt.Errorf("workspace: project %q has no \"name\" and its directory cannot stand in for one: the name %s", rel, err)
 			}
-			p.Name = rel
+			p.Name, p.Unnamed = rel, true
 		}
 		w.Projects = append(w.Projects, p)
 		manifests = append(manifests, m)

@@ -237,6 +237,9 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
+		return ExitUsage, err
+	}
 	if dry && a.set["summary"] {
 		return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
 	}
@@ -412,6 +415,9 @@ func runEnv(p *Process, a *parsed) (int, error) {
 	}
 	n, err := run.Task(cfg, proj, task)
 	if err != nil {
+		return ExitUsage, err
+	}
+	if err := run.CheckBinPaths(ws, []*run.Node{n}, p.GOOS); err != nil {
 		return ExitUsage, err
 	}
 	env := run.TaskEnv(ws, n, p.Environ, p.GOOS)

@@ -35,7 +35,7 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		ID:             n.ID,
 		Event:          n.Task,
 		Script:         n.Script,
-		PackageName:    n.Project.Name,
+		PackageName:    packageName(n.Project),
 		PackageVersion: n.Project.Version,
 		PackageJSON:    n.Project.Manifest,
 		Dir:            n.Project.Dir,
@@ -55,6 +55,38 @@ func taskPassThrough(n *Node, parent []string, goos string) []string {
 		}
 	}
 	return out
+}
+
+// CheckBinPaths returns an error when a node_modules/.bin directory that
+// would go on the PATH of one of nodes' tasks cannot be one PATH entry
+// under goos's rules ([exec.CheckBinPath]): a workspace at /home/me/co:lon
+// would give its tasks the relative entry lon/node_modules/.bin. vx refuses
+// to run (or show the env of) such a task rather than leave the entry out
+// silently.
+func CheckBinPaths(ws *workspace.Workspace, nodes []*Node, goos string) error {
+	seen := map[*workspace.Project]bool{}
+	for _, n := range nodes {
+		if seen[n.Project] {
+			continue
+		}
+		seen[n.Project] = true
+		for _, dir := range ws.BinPaths(n.Project) {
+			if err := exec.CheckBinPath(dir, goos); err != nil {
+				return fmt.Errorf("%w (task %s)", err, quote.Name(n.ID))
+			}
+		}
+	}
+	return nil
+}
+
+// packageName is npm_package_name: the package.json "name", "" (unset)
+// when the package has none, as npm leaves it unset; never the directory
+// that stands in for the name in task ids.
+func packageName(p *workspace.Project) string {
+	if p.Unnamed {
+		return ""
+	}
+	return p.Name
 }
 
 // Options control [Execute].
