@@ -1,14 +1,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vxrun/vx/internal/testdir"
 
@@ -20,14 +25,18 @@ var update = flag.Bool("u", false, "rewrite the testscript files with the actual
 // TestMain makes the test binary double as vx: started under the name
 // "vx" it runs vx's main; otherwise it puts a copy of itself named vx first
 // on PATH and runs the tests, so testscript files and Go tests alike can
-// exec a real vx.
+// exec a real vx. A second copy, vxtest, is the one program the scripts'
+// tasks need that is the same in sh and cmd.exe (see [vxtest]).
 //
 // This is what testscript.Main does, except that the temporary directory is
 // removed entry by entry: under Wine, os.RemoveAll fails on a non-empty
 // directory ("Invalid function"), and testscript.Main treats that as fatal.
 func TestMain(m *testing.M) {
-	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "vx" {
+	switch strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") {
+	case "vx":
 		os.Exit(run())
+	case "vxtest":
+		os.Exit(vxtest(os.Args[1:]))
 	}
 	os.Exit(testMain(m))
 }
@@ -39,13 +48,14 @@ func testMain(m *testing.M) int {
 		return 2
 	}
 	defer testdir.RemoveTree(dir)
-	name := "vx"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if err := copyExecutable(filepath.Join(dir, name)); err != nil {
-		fmt.Fprintf(os.Stderr, "cannot put vx on PATH: %v\n", err)
-		return 2
+	for _, name := range []string{"vx", "vxtest"} {
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		if err := copyExecutable(filepath.Join(dir, name)); err != nil {
+			fmt.Fprintf(os.Stderr, "cannot put %s on PATH: %v\n", name, err)
+			return 2
+		}
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	code := m.Run()
@@ -76,12 +86,88 @@ func copyExecutable(dst string) error {
 	return out.Close()
 }
 
+// vxtest is what the scripts' tasks run where sh and cmd.exe differ:
+//
+//	vxtest env                  print the environment, one KEY=VALUE a line, sorted
+//	vxtest exit N               exit with status N
+//	vxtest barrier PREFIX ID N  create the file PREFIX-ID, then wait (5 s at most)
+//	                            until N files PREFIX-* exist: "all N up", else exit 1
+func vxtest(args []string) int {
+	switch {
+	case len(args) == 4 && args[0] == "barrier":
+		n, _ := strconv.Atoi(args[3])
+		if err := os.WriteFile(args[1]+"-"+args[2], nil, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		up := 0
+		for range 100 {
+			files, _ := filepath.Glob(args[1] + "-*")
+			if up = len(files); up >= n {
+				fmt.Printf("all %d up\n", n)
+				return 0
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		fmt.Printf("only %d up\n", up)
+		return 1
+	case len(args) == 1 && args[0] == "env":
+		env := os.Environ()
+		slices.Sort(env)
+		for _, kv := range env {
+			fmt.Println(kv)
+		}
+		return 0
+	case len(args) == 2 && args[0] == "exit":
+		n, err := strconv.Atoi(args[1])
+		if err == nil {
+			return n
+		}
+	}
+	fmt.Fprintf(os.Stderr, "vxtest: unknown arguments %q\n", args)
+	return 2
+}
+
 // TestScript runs the end-to-end scripts in testdata/script: each is a
 // workspace and the vx commands run in it, and reads like documentation.
+// They run on Windows too (under Wine in .ci/run), with one command added to
+// testscript's:
+//
+//	exits N program [args...]
+//
+// runs program like exec and checks that it exits with status N; its stdout
+// and stderr are checked as exec's are. $VX is vx's absolute path.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			vx, err := osexec.LookPath("vx")
+			env.Setenv("VX", vx)
+			return err
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				want, err := 0, error(nil)
+				if len(args) > 1 {
+					want, err = strconv.Atoi(args[0])
+				}
+				if neg || len(args) < 2 || err != nil {
+					ts.Fatalf("usage: exits N program [args...]")
+				}
+				got := 0
+				if err := ts.Exec(args[1], args[2:]...); err != nil {
+					var ee *osexec.ExitError
+					if !errors.As(err, &ee) {
+						ts.Fatalf("%s: %v", args[1], err)
+					}
+					got = ee.ExitCode()
+				}
+				if got != want {
+					ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+				}
+			},
+		},
 	})
 }
