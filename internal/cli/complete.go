@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -92,9 +93,12 @@ func runComplete(p *Process, words []string) int {
 		b.WriteString(directivePlain + "\n")
 	}
 	for _, c := range cands {
+		if strings.ContainsFunc(c.word, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			continue // a control character: it would break the answer or reach the terminal
+		}
 		b.WriteString(c.word)
 		if c.desc != "" {
-			b.WriteString("\t" + oneLine(c.desc))
+			b.WriteString("\t" + quote.Name(strings.ReplaceAll(oneLine(c.desc), "\t", " ")))
 		}
 		b.WriteString("\n")
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -29,7 +30,7 @@ func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, erro
 		}
 	}
 	if len(filters) == 0 && ws.Current != nil && ws.Current.IsRoot && len(ws.Projects) > 1 && len(ws.Current.Scripts) > 0 {
-		blocks = append(blocks, block{ws.Current, fmt.Sprintf("the root; runs only with --filter %s", quoteArg(ws.Current.Name))})
+		blocks = append(blocks, block{ws.Current, fmt.Sprintf("the root; runs only with --filter %s", quote.Name(quoteArg(ws.Current.Name)))})
 	}
 	if len(blocks) == 0 {
 		where := "this project has"
@@ -46,7 +47,7 @@ func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, erro
 		if i > 0 {
 			fmt.Fprintln(p.Stdout)
 		}
-		head := fmt.Sprintf("%s (%s)", b.proj.Name, b.proj.RelDir)
+		head := fmt.Sprintf("%s (%s)", quote.Name(b.proj.Name), quote.Name(b.proj.RelDir))
 		if b.note != "" {
 			head += ", " + b.note
 		}
@@ -55,11 +56,12 @@ func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, erro
 		width := 0
 		for name := range b.proj.Scripts {
 			names = append(names, name)
-			width = max(width, len(name))
+			width = max(width, quote.Width(quote.Name(name)))
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			fmt.Fprintf(p.Stdout, "  %-*s  %s\n", width, name, oneLine(b.proj.Scripts[name]))
+			shown := quote.Name(name)
+			fmt.Fprintf(p.Stdout, "  %s%s  %s\n", shown, strings.Repeat(" ", width-quote.Width(shown)), quote.Name(oneLine(b.proj.Scripts[name])))
 		}
 	}
 	return ExitOK, nil
