@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -98,7 +97,7 @@ func runComplete(p *Process, words []string) int {
 		}
 		b.WriteString(c.word)
 		if c.desc != "" {
-			b.WriteString("\t" + quote.Name(strings.ReplaceAll(oneLine(c.desc), "\t", " ")))
+			b.WriteString("\t" + showScript(strings.ReplaceAll(oneLine(c.desc), "\t", " ")))
 		}
 		b.WriteString("\n")
 	}

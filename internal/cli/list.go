@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vxrun/vx/internal/quote"
@@ -61,7 +62,7 @@ func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, erro
 		sort.Strings(names)
 		for _, name := range names {
 			shown := quote.Name(name)
-			fmt.Fprintf(p.Stdout, "  %s%s  %s\n", shown, strings.Repeat(" ", width-quote.Width(shown)), quote.Name(oneLine(b.proj.Scripts[name])))
+			fmt.Fprintf(p.Stdout, "  %s%s  %s\n", shown, strings.Repeat(" ", width-quote.Width(shown)), showScript(oneLine(b.proj.Scripts[name])))
 		}
 	}
 	return ExitOK, nil
@@ -70,6 +71,17 @@ func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, erro
 // oneLine shows a script on one line: line breaks become spaces.
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// showScript returns a script the way the task list shows it: as it is,
+// double quotes included, when every character is printable; otherwise
+// quoted with Go escapes, as [quote.Name] shows names.
+func showScript(s string) string {
+	bare := strings.ReplaceAll(s, `"`, "")
+	if quote.Name(bare) == bare {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // quoteArg quotes s for a POSIX shell when it holds anything but the
