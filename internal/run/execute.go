@@ -138,6 +138,7 @@ type Outcome struct {
 	Remote    int      // of Cached, those found in the remote cache
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
+	Stopped   int      // persistent tasks ended by the signal that stopped the run (not failures)
 	Signal    os.Signal
 	// ExitCode of the last task that ended; Code uses it when the run had one task.
 	ExitCode int
@@ -152,7 +153,8 @@ type Outcome struct {
 type TaskRun struct {
 	Node *Node
 	// Status is "succeeded", "cached" (restored from the task cache, not
-	// run), "failed", or "skipped" (not started: a
+	// run), "failed", "stopped" (a persistent task ended by the signal that
+	// stopped the run), or "skipped" (not started: a
 	// dependency failed, or the run stopped first).
 	Status     string
 	Start, End time.Time // zero when the task did not start
@@ -392,9 +394,16 @@ func Execute(g *Graph, opts Options) Outcome {
 			if failed {
 				tr.Status = "failed"
 			}
-			if !failed {
+			// A persistent task ended by the interrupt that stopped the run
+			// did what it is for: it was stopped, it did not fail.
+			stopped := failed && out.Signal != nil && r.n.Config.Persistent && r.err == nil
+			switch {
+			case stopped:
+				tr.Status = "stopped"
+				out.Stopped++
+			case !failed:
 				out.Succeeded++
-			} else {
+			default:
 				out.Failed = append(out.Failed, r.n.ID)
 				if r.err != nil {
 					fmt.Fprintf(stderr, "vx: %s: %v\n", quote.Name(r.n.ID), r.err)
@@ -519,7 +528,9 @@ func summary(o Outcome, color bool) string {
 	if o.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d not run", o.Skipped)
 	}
-	if o.Signal != nil {
+	if o.Stopped > 0 && o.Signal != nil {
+		fmt.Fprintf(&b, ", %d persistent stopped by %s", o.Stopped, signalName(o.Signal))
+	} else if o.Signal != nil {
 		fmt.Fprintf(&b, ", stopped by %s", signalName(o.Signal))
 	}
 	fmt.Fprintf(&b, " in %s", o.Elapsed.Round(time.Millisecond))

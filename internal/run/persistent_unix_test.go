@@ -62,7 +62,7 @@ func TestExecutePersistentTasksAllStart(t *testing.T) {
 	}()
 	start := time.Now()
 	o, stderr := execute(t, g, Options{Concurrency: 2, Grace: 5 * time.Second, Signals: sigs, StallWarning: time.Millisecond})
-	if o.Started != 5 || o.Signal != syscall.SIGINT || o.Code() != 130 {
+	if o.Started != 5 || o.Signal != syscall.SIGINT || o.Code() != 130 || o.Stopped != 5 || len(o.Failed) != 0 {
 		t.Errorf("outcome %+v (code %d), want 5 started and SIGINT; stderr:\n%s", o, o.Code(), stderr)
 	}
 	if d := time.Since(start); d > 5*time.Second {

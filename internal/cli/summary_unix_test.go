@@ -1,0 +1,67 @@
+//go:build unix
+
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vxrun/vx/internal/testdir"
+)
+
+func TestSummaryAfterInterrupt(t *testing.T) {
+	// Ctrl-C in the middle of a run: the summary is still written, says
+	// which signal stopped the run and what became of each task.
+	root := testdir.New(t)
+	writeTree(t, root, map[string]string{
+		"package.json":     `{"name": "root", "workspaces": ["srv", "lib"]}`,
+		"vx.json":          `{"tasks": {"dev": {"persistent": true}}}`,
+		"srv/package.json": `{"name": "srv", "scripts": {"dev": "touch ../up; exec sleep 30"}}`,
+		"lib/package.json": `{"name": "lib", "scripts": {"dev": "exec sleep 30"}}`,
+	})
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		for i := 0; i < 500; i++ {
+			if _, err := os.Stat(filepath.Join(root, "up")); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		sigs <- syscall.SIGINT
+	}()
+	var stdout, stderr bytes.Buffer
+	code, err := Main(Process{Args: []string{"run", "dev", "--summary=json", "--grace", "2s"}, Dir: root,
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &stdout, Stderr: &stderr, Signals: sigs})
+	if code != 130 || err != nil {
+		t.Fatalf("exit %d, error %v, stderr:\n%s", code, err, stderr.String())
+	}
+	// Servers stopped by Ctrl-C did what they are for: not failures.
+	if !bytes.Contains(stderr.Bytes(), []byte("vx: 2 tasks: 0 succeeded, 2 persistent stopped by SIGINT in ")) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	var doc struct {
+		ExitCode int
+		Signal   string
+		Tasks    []struct {
+			ID, Status, Signal string
+			Persistent         bool
+			ExitCode           *int
+		}
+	}
+	if err := decodeLoose(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout.String())
+	}
+	if doc.ExitCode != 130 || doc.Signal != "SIGINT" || len(doc.Tasks) != 2 {
+		t.Fatalf("summary: %+v", doc)
+	}
+	for _, tk := range doc.Tasks {
+		if !tk.Persistent || tk.Status != "stopped" || tk.ExitCode == nil || *tk.ExitCode != 130 || tk.Signal != "SIGINT" {
+			t.Errorf("%s: persistent %v, status %q, exit code %v, signal %q; want a persistent task ended by SIGINT",
+				tk.ID, tk.Persistent, tk.Status, tk.ExitCode, tk.Signal)
+		}
+	}
+}
