@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	osexec "os/exec"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -42,6 +44,29 @@ type Spec struct {
 	// foreground group is vx's own; otherwise, and on Windows, it is
 	// ignored. Meant for single-task runs.
 	Foreground bool
+	// Grace is how long the tree has, once the context given to [Start] is
+	// done, between the polite signal and [Process.Kill]; 0 kills at once
+	// after the signal.
+	Grace time.Duration
+}
+
+// Interrupt is the cause to cancel a [Start] context with (see
+// [context.WithCancelCause]) when vx itself received a signal: the task's
+// tree gets that signal, once. SIGPIPE, which says that vx's own output is
+// gone rather than how tasks should stop, becomes SIGTERM; so does any other
+// cause.
+type Interrupt struct{ Signal os.Signal }
+
+func (i *Interrupt) Error() string { return fmt.Sprintf("exec: interrupted by %v", i.Signal) }
+
+// CauseSignal returns the signal named by the cause of ctx (an [*Interrupt]
+// in its chain), or nil when ctx is not done or was cancelled otherwise.
+func CauseSignal(ctx context.Context) os.Signal {
+	var in *Interrupt
+	if errors.As(context.Cause(ctx), &in) {
+		return in.Signal
+	}
+	return nil
 }
 
 // Result is how a task ended.
@@ -59,6 +84,13 @@ type Result struct {
 
 // Process is a running task: its shell and everything the shell starts,
 // kept together in a process group (Unix) or a job object (Windows).
+//
+// It exists, rather than a plain os/exec.Cmd with CommandContext, Cancel
+// and WaitDelay, because vx must end a task's whole tree, including what
+// the shell left running after it exited, and Cmd knows only the one
+// process it started: its Cancel cannot reach the tree once the shell is
+// gone, and its Wait either waits forever for a pipe a stray holds or
+// abandons the copy with the stray still running.
 type Process struct {
 	cmd *osexec.Cmd
 	os  procOS // per-OS state
@@ -82,6 +114,7 @@ type Process struct {
 	once   sync.Once
 	result Result
 	err    error
+	exited chan struct{} // closed once the tree is gone; ends the context watch
 }
 
 // Default time allowances of Wait, see Process.
@@ -138,7 +171,17 @@ func resolve(spec Spec, goos string, isExec func(string) error) (string, []strin
 // also gets SIGKILL if vx dies) or a new job object that kills its
 // processes when vx exits (Windows), and returns without waiting. Lookup
 // errors are [*os/exec.Error] values (see [LookPath]).
-func Start(spec Spec) (*Process, error) {
+//
+// ctx cancels the task the way os/exec's CommandContext, Cancel and
+// WaitDelay do, but for the whole tree: when ctx is done before the tree is
+// gone, the tree gets the signal [CauseSignal] names (SIGTERM when there is
+// none, or for SIGPIPE), once, and is killed spec.Grace later if any of it
+// is still alive. A ctx already done when Start is called starts nothing
+// and returns its cause.
+func Start(ctx context.Context, spec Spec) (*Process, error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	path, argv, err := Resolve(spec)
 	if err != nil {
 		return nil, err
@@ -151,6 +194,7 @@ func Start(spec Spec) (*Process, error) {
 		cmd:           &osexec.Cmd{Path: path, Args: argv, Env: env, Dir: spec.Dir},
 		leftoverGrace: defaultLeftoverGrace,
 		pipeGrace:     defaultPipeGrace,
+		exited:        make(chan struct{}),
 	}
 	if err := p.pipes(spec); err != nil {
 		p.closeAll()
@@ -170,6 +214,9 @@ func Start(spec Spec) (*Process, error) {
 			w.Close()
 		}(p.stdinW, spec.Stdin)
 	}
+	if ctx.Done() != nil {
+		go p.watch(ctx, spec.Grace)
+	}
 	return p, nil
 }
 
@@ -177,6 +224,28 @@ func Start(spec Spec) (*Process, error) {
 // shell) and its arguments.
 func (p *Process) Argv() []string {
 	return append([]string(nil), p.cmd.Args...)
+}
+
+// watch ends the tree when ctx is done: the polite signal, then Kill after
+// grace unless the tree is gone by then.
+func (p *Process) watch(ctx context.Context, grace time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-p.exited:
+		return
+	}
+	p.Signal(politeSignal(CauseSignal(ctx)))
+	if grace <= 0 {
+		p.Kill()
+		return
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		p.Kill()
+	case <-p.exited:
+	}
 }
 
 // pipes connects the standard streams, making pipes for those that are not
@@ -331,6 +400,7 @@ func (p *Process) wait() (Result, error) {
 	p.done = true
 	killed := p.killed
 	p.mu.Unlock()
+	close(p.exited)
 	p.release()
 
 	copied := make(chan struct{})
@@ -397,4 +467,13 @@ func (p *Process) awaitTree(d time.Duration) bool {
 		pause = min(2*pause, 50*time.Millisecond)
 	}
 	return true
+}
+
+// politeSignal is the signal a tree gets when its context is done because
+// of sig (nil: cancelled without a signal).
+func politeSignal(sig os.Signal) os.Signal {
+	if sig == nil || sig == syscall.SIGPIPE {
+		return syscall.SIGTERM
+	}
+	return sig
 }

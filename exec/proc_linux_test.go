@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"os"
 	osexec "os/exec"
@@ -21,7 +22,7 @@ func init() {
 	// owns the terminal afterwards.
 	registerHelper("fgrun", func(args []string) int {
 		env := []string{"PATH=" + os.Getenv("PATH"), helperEnv + "=fgreport"}
-		p, err := Start(Spec{Script: args[0], Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Foreground: true})
+		p, err := Start(context.Background(), Spec{Script: args[0], Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Foreground: true})
 		if err != nil {
 			fmt.Println("start error:", err)
 			return 1

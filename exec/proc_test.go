@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -135,7 +136,7 @@ func (s *syncBuffer) waitFor(t *testing.T, text string) string {
 // startT starts spec and makes sure the tree is killed when the test ends.
 func startT(t *testing.T, spec Spec) *Process {
 	t.Helper()
-	p, err := Start(spec)
+	p, err := Start(context.Background(), spec)
 	if err != nil {
 		t.Fatalf("Start(%q) error: %v", spec.Script, err)
 	}
@@ -226,7 +227,7 @@ func TestStartShellNotInChildPath(t *testing.T) {
 	t.Parallel()
 	missing := mustExecutable(t) + ".missing" // a directory that does not exist
 	for _, env := range [][]string{nil, {"PATH=" + missing, "Path=" + missing}} {
-		_, err := Start(Spec{Script: "echo hi", Env: env})
+		_, err := Start(context.Background(), Spec{Script: "echo hi", Env: env})
 		if !errors.Is(err, osexec.ErrNotFound) {
 			t.Errorf("Start(env %q) error = %v, want %v", env, err, osexec.ErrNotFound)
 		}
@@ -314,7 +315,7 @@ func BenchmarkStartWait(b *testing.B) {
 	}
 	var out bytes.Buffer
 	for b.Loop() {
-		p, err := Start(Spec{Script: script, Env: env, Stdout: &out, Stderr: &out})
+		p, err := Start(context.Background(), Spec{Script: script, Env: env, Stdout: &out, Stderr: &out})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -135,3 +135,7 @@ func exitResult(state *os.ProcessState, killed bool) Result {
 	}
 	return Result{ExitCode: ws.ExitStatus()}
 }
+
+// IsBrokenPipe reports whether err is a write to a pipe or socket whose
+// reader is gone (EPIPE).
+func IsBrokenPipe(err error) bool { return errors.Is(err, unix.EPIPE) }

@@ -4,6 +4,7 @@ package exec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -308,4 +309,54 @@ func requireGroupGone(t *testing.T, pgid int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestStartContextEndsTree: cancelling Start's context sends the tree the
+// signal of the cause once, then kills it after the grace when part of it
+// ignores the signal; a context cancelled without a signal, or for SIGPIPE,
+// sends SIGTERM; a context done before Start starts nothing.
+func TestStartContextEndsTree(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		cause  error
+		script string
+		want   Result
+	}{
+		{"SIGINT", &Interrupt{Signal: syscall.SIGINT}, "sleep 300 & echo ready; sleep 302", Result{ExitCode: 130, Signal: "SIGINT"}},
+		{"SIGHUP", &Interrupt{Signal: syscall.SIGHUP}, "sleep 300 & echo ready; sleep 302", Result{ExitCode: 129, Signal: "SIGHUP"}},
+		{"SIGPIPE becomes SIGTERM", &Interrupt{Signal: syscall.SIGPIPE}, "sleep 300 & echo ready; sleep 302", Result{ExitCode: 143, Signal: "SIGTERM"}},
+		{"no signal: SIGTERM", errors.New("stop"), "sleep 300 & echo ready; sleep 302", Result{ExitCode: 143, Signal: "SIGTERM"}},
+		{"ignored signal: killed after the grace", &Interrupt{Signal: syscall.SIGTERM}, "trap '' TERM; sleep 300 & echo ready; sleep 302", Result{ExitCode: 137, Signal: "SIGKILL"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			out := newSyncBuffer()
+			p, err := Start(ctx, Spec{Script: tt.script, Env: testEnv(t), Stdout: out, Grace: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Kill() })
+			out.waitFor(t, "ready")
+			requireGroupSize(t, p.Pid(), 3)
+			cancel(tt.cause)
+			got, err := waitWithin(t, p)
+			if err != nil || got != tt.want {
+				t.Errorf("Wait() = %+v, %v; want %+v", got, err, tt.want)
+			}
+			requireGroupGone(t, p.Pid())
+		})
+	}
+	t.Run("done before Start", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cause := &Interrupt{Signal: syscall.SIGTERM}
+		cancel(cause)
+		p, err := Start(ctx, Spec{Script: "echo started", Env: testEnv(t)})
+		if p != nil || err != cause {
+			t.Errorf("Start(done ctx) = %v, %v; want nil, %v", p, err, cause)
+		}
+	})
 }

@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -197,4 +198,10 @@ func exitResult(state *os.ProcessState, killed bool) Result {
 		return Result{ExitCode: 130, Signal: "SIGINT"}
 	}
 	return Result{ExitCode: int(code)}
+}
+
+// IsBrokenPipe reports whether err is a write to a pipe whose reader is
+// gone (ERROR_NO_DATA, ERROR_BROKEN_PIPE).
+func IsBrokenPipe(err error) bool {
+	return errors.Is(err, windows.ERROR_NO_DATA) || errors.Is(err, windows.ERROR_BROKEN_PIPE) || errors.Is(err, syscall.EPIPE)
 }

@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"os"
 	osexec "os/exec"
@@ -202,7 +203,7 @@ func init() {
 		windows.NewLazySystemDLL("kernel32.dll").NewProc("AllocConsole").Call()
 		out := newSyncBuffer()
 		env := append(os.Environ(), helperEnv+"=spawn")
-		p, err := Start(Spec{Script: `"` + args[0] + `"`, Env: env, Stdout: out})
+		p, err := Start(context.Background(), Spec{Script: `"` + args[0] + `"`, Env: env, Stdout: out})
 		if err != nil {
 			fmt.Println("start:", err)
 			return 1
@@ -223,7 +224,7 @@ func init() {
 	registerHelper("jobowner", func(args []string) int {
 		out := newSyncBuffer()
 		env := append(os.Environ(), helperEnv+"=spawn")
-		if _, err := Start(Spec{Script: `"` + args[0] + `"`, Env: env, Stdout: out}); err != nil {
+		if _, err := Start(context.Background(), Spec{Script: `"` + args[0] + `"`, Env: env, Stdout: out}); err != nil {
 			fmt.Println("start:", err)
 			return 1
 		}

@@ -9,11 +9,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
-	"syscall"
 
+	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cli"
 	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/term"
@@ -29,9 +30,8 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "vx: cannot read the working directory: %v\n", err)
 		return cli.ExitUsage
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	ctx, kill, stop := signalContext()
+	defer stop()
 	code, err := cli.Main(cli.Process{
 		Args:           os.Args[1:],
 		Environ:        os.Environ(),
@@ -43,10 +43,60 @@ func run() int {
 		StdoutTerminal: term.SupportsColor(os.Stdout.Fd()),
 		StderrTerminal: term.SupportsColor(os.Stderr.Fd()),
 		NoColor:        os.Getenv("NO_COLOR") != "",
-		Signals:        sigs,
+		Context:        ctx,
+		Kill:           kill,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vx: %s\n", diag.Message(err, dir))
 	}
 	return code
+}
+
+// signalContext maps the signals that end vx (stopSignals) to
+// cancellation: the first cancels ctx with an [exec.Interrupt] naming it,
+// so that tasks get that signal and vx exits 128+N; a second closes kill,
+// which kills the task trees at once. SIGPIPE is caught too (see
+// ignoredSignals), so that a closed output is an error vx's writers see
+// rather than death.
+func signalContext() (ctx context.Context, kill <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	killc := make(chan struct{})
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, append(stopSignals, ignoredSignals...)...)
+	done := make(chan struct{})
+	go func() {
+		first := true
+		for {
+			var sig os.Signal
+			select {
+			case sig = <-sigs:
+			case <-done:
+				return
+			}
+			if ignored(sig) {
+				continue
+			}
+			if first {
+				first = false
+				cancel(&exec.Interrupt{Signal: sig})
+			} else {
+				close(killc)
+				return
+			}
+		}
+	}()
+	return ctx, killc, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+func ignored(sig os.Signal) bool {
+	for _, s := range ignoredSignals {
+		if s == sig {
+			return true
+		}
+	}
+	return false
 }

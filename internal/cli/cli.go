@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vxrun/vx/internal/config"
@@ -39,18 +42,30 @@ type Process struct {
 	// are terminals: a single task takes the terminal's foreground, and
 	// prefixes are coloured only on a terminal.
 	StdinTerminal, StdoutTerminal, StderrTerminal bool
-	NoColor                                       bool             // NO_COLOR is set and not empty
-	Signals                                       <-chan os.Signal // SIGINT and SIGTERM received by vx
-	GOOS                                          string           // "" = runtime.GOOS
+	NoColor                                       bool // NO_COLOR is set and not empty
+	// Context stops vx when it is cancelled (nil: never); see Main.
+	Context context.Context
+	// Kill is closed when vx is told to stop a second time: running task
+	// trees are killed at once instead of after the grace.
+	Kill <-chan struct{}
+	GOOS string // "" = runtime.GOOS
 	// Executable is vx's own file, beside which vx-remote is looked for;
 	// "" = os.Executable().
 	Executable string
 	NumCPU     int
+
+	gate *gate
 }
 
 // Main runs vx and returns its exit code and the error, if any, that the
 // caller prints once (with [diag.Message], after "vx: "). Error texts carry
 // no "vx" prefix of their own.
+//
+// Cancelling p.Context stops vx; the cause names the signal (exec.Interrupt)
+// and the exit code is 128+N (SIGTERM's 143 when it names none). Before any
+// task has started Main returns at once, even in the middle of walking a
+// large tree or reading a slow file, since nothing needs ending; once tasks
+// run, [run.Execute] ends their trees and Main returns after that.
 func Main(p Process) (int, error) {
 	if p.GOOS == "" {
 		p.GOOS = runtime.GOOS
@@ -58,11 +73,72 @@ func Main(p Process) (int, error) {
 	if p.NumCPU < 1 {
 		p.NumCPU = runtime.NumCPU()
 	}
-	code, err := dispatch(&p)
+	if p.Context == nil {
+		p.Context = context.Background()
+	}
+	ctx := p.Context
+	g := &gate{}
+	p.gate = g
+	type result struct {
+		code int
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, err := mainCode(&p)
+		done <- result{code, err}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.err
+	case <-ctx.Done():
+	}
+	if g.abandon() {
+		return run.StopCode(ctx), nil
+	}
+	r := <-done
+	return r.code, r.err
+}
+
+func mainCode(p *Process) (int, error) {
+	code, err := dispatch(p)
+	if err != nil && run.IsBrokenPipe(err) {
+		// vx's own output is gone (`vx ls | head -1`): end quietly, as a
+		// program killed by SIGPIPE does.
+		return 128 + int(syscall.SIGPIPE), nil
+	}
 	if err != nil && code == ExitOK {
 		code = ExitUsage
 	}
 	return code, err
+}
+
+// gate decides, once, between a Main that gave up waiting (a signal came
+// before any task started) and a run that starts tasks: after abandon no
+// task may start, and once tasks may start Main waits for them.
+type gate struct {
+	mu               sync.Mutex
+	running, stopped bool
+}
+
+// enter reports whether tasks may start.
+func (g *gate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.stopped {
+		g.running = true
+	}
+	return g.running
+}
+
+// abandon reports whether Main may return without waiting.
+func (g *gate) abandon() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.running {
+		g.stopped = true
+	}
+	return g.stopped
 }
 
 type command struct {
@@ -154,7 +230,8 @@ func mainHelp() string {
 	b.WriteString("  help        show help for a command: vx help run\n\n")
 	b.WriteString("Flags:\n  --help       show help\n  --version    print vx's version\n\n")
 	b.WriteString("Exit codes: 0 success, 1 a task failed, 2 usage or config error or a nested run,\n")
-	b.WriteString("the task's own code when one task ran, 130/143 after SIGINT/SIGTERM. See docs/cli.md.\n")
+	b.WriteString("the task's own code when one task ran, 128+N after signal N (130 Ctrl-C, 143 SIGTERM,\n")
+	b.WriteString("129 SIGHUP, 131 SIGQUIT, 141 when the output is closed). See docs/cli.md.\n")
 	return b.String()
 }
 
@@ -184,7 +261,7 @@ var runCmd = &command{
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
-		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after SIGINT/SIGTERM, time tasks get before they are killed (default 5s)"},
+		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after a signal (Ctrl-C, SIGTERM, SIGHUP…), time tasks get before they are killed (default 5s)"},
 		{name: "log-order", kind: stringFlag, arg: "grouped|stream", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands) as JSON to the file, or to stdout after the run"},
 	},
@@ -250,11 +327,15 @@ func runRun(p *Process, a *parsed) (int, error) {
 	}
 	tc := openCache(p, a, ws, g, envOf, !dry, rc)
 	if dry {
-		err := printPlan(p.Stdout, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, dryFormat == "json")
+		w := bufio.NewWriter(p.Stdout)
+		err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, dryFormat == "json")
 		if tc != nil {
 			tc.C.CloseReadOnly()
 		}
-		return ExitOK, err
+		if err != nil {
+			return ExitOK, err
+		}
+		return ExitOK, w.Flush()
 	}
 	if p.StderrTerminal {
 		for _, note := range g.Notes {
@@ -271,7 +352,10 @@ func runRun(p *Process, a *parsed) (int, error) {
 			stdout = p.Stderr // stdout holds the summary only
 		}
 	}
-	out := run.Execute(g, run.Options{
+	if !p.gate.enter() {
+		return run.StopCode(p.Context), nil // Main has returned: start nothing
+	}
+	out := run.Execute(p.Context, g, run.Options{
 		Cache:          tc,
 		Concurrency:    conc,
 		Continue:       a.set["continue"],
@@ -284,7 +368,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 		Terminal:       p.StdinTerminal,
 		OutputTerminal: p.StdoutTerminal && p.StderrTerminal,
 		Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
-		Signals:        p.Signals,
+		Kill:           p.Kill,
 
 		LogOrder:      logOrder,
 		GitHubActions: github,
@@ -432,10 +516,11 @@ func runEnv(p *Process, a *parsed) (int, error) {
 			Env  map[string]string `json:"env"`
 		}{n.ID, m})
 	}
+	w := bufio.NewWriter(p.Stdout)
 	for _, kv := range env {
-		fmt.Fprintln(p.Stdout, kv)
+		fmt.Fprintln(w, kv)
 	}
-	return ExitOK, nil
+	return ExitOK, w.Flush()
 }
 
 var lsCmd = &command{
@@ -498,11 +583,12 @@ func runLs(p *Process, a *parsed) (int, error) {
 	for _, l := range list {
 		width = max(width, quote.Width(quote.Name(l.Name)))
 	}
+	w := bufio.NewWriter(p.Stdout)
 	for _, l := range list {
 		name := quote.Name(l.Name)
-		fmt.Fprintf(p.Stdout, "%s%s  %s\n", name, strings.Repeat(" ", width-quote.Width(name)), quote.Name(l.Path))
+		fmt.Fprintf(w, "%s%s  %s\n", name, strings.Repeat(" ", width-quote.Width(name)), quote.Name(l.Path))
 	}
-	return ExitOK, nil
+	return ExitOK, w.Flush()
 }
 
 // writeJSON writes v indented, as every --json output of vx is.

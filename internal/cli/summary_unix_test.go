@@ -4,12 +4,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -23,7 +25,8 @@ func TestSummaryAfterInterrupt(t *testing.T) {
 		"srv/package.json": `{"name": "srv", "scripts": {"dev": "touch ../up; exec sleep 30"}}`,
 		"lib/package.json": `{"name": "lib", "scripts": {"dev": "exec sleep 30"}}`,
 	})
-	sigs := make(chan os.Signal, 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	go func() {
 		for i := 0; i < 500; i++ {
 			if _, err := os.Stat(filepath.Join(root, "up")); err == nil {
@@ -31,11 +34,11 @@ func TestSummaryAfterInterrupt(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		sigs <- syscall.SIGINT
+		cancel(&exec.Interrupt{Signal: syscall.SIGINT})
 	}()
 	var stdout, stderr bytes.Buffer
 	code, err := Main(Process{Args: []string{"run", "dev", "--summary=json", "--grace", "2s"}, Dir: root,
-		Environ: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &stdout, Stderr: &stderr, Signals: sigs})
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &stdout, Stderr: &stderr, Context: ctx})
 	if code != 130 || err != nil {
 		t.Fatalf("exit %d, error %v, stderr:\n%s", code, err, stderr.String())
 	}

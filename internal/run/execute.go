@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func packageName(p *workspace.Project) string {
 type Options struct {
 	Concurrency int           // tasks running at once; at least 1
 	Continue    bool          // after a failure, keep running what does not depend on it
-	Grace       time.Duration // after a signal, how long tasks get to exit before their trees are killed
+	Grace       time.Duration // once ctx is done, how long tasks get to exit before their trees are killed
 	Args        []string      // appended to the scripts of target tasks (after --), not to their dependencies
 
 	Env func(*Node) []string // the child environment of a task (TaskEnv)
@@ -122,11 +123,9 @@ type Options struct {
 	// a task that exits 0 is stored.
 	Cache *TaskCache
 
-	// Signals delivers the interrupts vx receives (SIGINT, SIGTERM). The
-	// first is passed on once to every running task's process tree and
-	// stops new tasks from starting; a second, or the end of Grace, kills
-	// the trees.
-	Signals <-chan os.Signal
+	// Kill, closed once ctx is done, kills every running tree at once
+	// instead of waiting out Grace (vx closes it on a second signal).
+	Kill <-chan struct{}
 }
 
 // Outcome says how a run ended.
@@ -139,7 +138,9 @@ type Outcome struct {
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
 	Stopped   int      // persistent tasks ended by the signal that stopped the run (not failures)
-	Signal    os.Signal
+	// Signal is the signal that stopped the run ([exec.CauseSignal] of
+	// ctx; SIGTERM when ctx was cancelled without one), or nil.
+	Signal os.Signal
 	// ExitCode of the last task that ended; Code uses it when the run had one task.
 	ExitCode int
 	Start    time.Time // when the run started
@@ -198,7 +199,13 @@ type result struct {
 }
 
 // Execute runs g. Dependencies finish before their dependents start.
-func Execute(g *Graph, opts Options) Outcome {
+//
+// Cancelling ctx stops the run: no task starts any more, and every running
+// task's tree gets the signal the cause names, once, then is killed after
+// opts.Grace (see [exec.Start]) or when opts.Kill is closed. The summary
+// line of a run of several tasks is left out when the cause is SIGPIPE:
+// nobody reads vx's output any more.
+func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 	start := time.Now()
 	out := Outcome{Total: len(g.Nodes), Start: start, Tasks: make([]TaskRun, len(g.Nodes))}
 	for i, n := range g.Nodes {
@@ -208,7 +215,17 @@ func Execute(g *Graph, opts Options) Outcome {
 		opts.Concurrency = 1
 	}
 	single := len(g.Nodes) == 1
+	// A write to vx's own output that finds the reader gone (`vx run t |
+	// head -1`) stops the run as SIGPIPE would have stopped vx.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	broken := func(err error) {
+		if exec.IsBrokenPipe(err) {
+			cancel(&exec.Interrupt{Signal: syscall.SIGPIPE})
+		}
+	}
 	stdout, stderr := newOutput(opts.Stdout, opts.Stderr, opts.OutputTerminal)
+	stdout.o.broken = broken
 	ids := make([]string, len(g.Nodes))
 	for i, n := range g.Nodes {
 		ids[i] = n.ID
@@ -233,12 +250,15 @@ func Execute(g *Graph, opts Options) Outcome {
 	running := map[*Node]*exec.Process{}
 	results := make(chan result)
 	stopping := false
-	var grace <-chan time.Time
+	done, kill := ctx.Done(), opts.Kill
+	if done == nil {
+		kill = nil
+	}
 
 	blocks := make([]*block, len(g.Nodes)) // grouped output of the running tasks
 
 	startTask := func(n *Node) {
-		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n)}
+		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace}
 		if n.Target {
 			spec.Args = opts.Args
 		}
@@ -257,6 +277,10 @@ func Execute(g *Graph, opts Options) Outcome {
 			o, e := newPrefixWriter(dstOut, prefix), newPrefixWriter(dstErr, prefix)
 			spec.Stdout, spec.Stderr = o, e
 			closer = func() { o.Close(); e.Close() }
+		}
+		if ctx.Err() != nil {
+			closer()
+			return // the run was stopped meanwhile
 		}
 		out.Started++
 		out.Tasks[n.index].Start = time.Now()
@@ -277,7 +301,13 @@ func Execute(g *Graph, opts Options) Outcome {
 				return
 			}
 		}
-		p, err := exec.Start(spec)
+		p, err := exec.Start(ctx, spec)
+		if err != nil && ctx.Err() != nil {
+			out.Started--
+			out.Tasks[n.index].Start = time.Time{}
+			closer()
+			return
+		}
 		if err != nil {
 			if errors.Is(err, osexec.ErrNotFound) {
 				path, ok := exec.LookupEnv(spec.Env, "PATH", "")
@@ -301,13 +331,6 @@ func Execute(g *Graph, opts Options) Outcome {
 		}()
 	}
 
-	signalAll := func(sig os.Signal) {
-		for _, p := range running {
-			if p != nil {
-				p.Signal(sig)
-			}
-		}
-	}
 	killAll := func() {
 		for _, p := range running {
 			if p != nil {
@@ -396,7 +419,7 @@ func Execute(g *Graph, opts Options) Outcome {
 			}
 			// A persistent task ended by the interrupt that stopped the run
 			// did what it is for: it was stopped, it did not fail.
-			stopped := failed && out.Signal != nil && r.n.Config.Persistent && r.err == nil
+			stopped := failed && ctx.Err() != nil && r.n.Config.Persistent && r.err == nil
 			switch {
 			case stopped:
 				tr.Status = "stopped"
@@ -405,9 +428,9 @@ func Execute(g *Graph, opts Options) Outcome {
 				out.Succeeded++
 			default:
 				out.Failed = append(out.Failed, r.n.ID)
-				if r.err != nil {
+				if r.err != nil && exec.CauseSignal(ctx) != syscall.SIGPIPE {
 					fmt.Fprintf(stderr, "vx: %s: %v\n", quote.Name(r.n.ID), r.err)
-				} else if !single && out.Signal == nil {
+				} else if !single && ctx.Err() == nil {
 					fmt.Fprintf(stderr, "vx: %s failed: %s\n", quote.Name(r.n.ID), describe(r.res))
 				}
 				if !opts.Continue {
@@ -427,26 +450,22 @@ func Execute(g *Graph, opts Options) Outcome {
 					}
 				}
 			}
-		case sig := <-opts.Signals:
-			if out.Signal == nil {
-				out.Signal = sig
-				stopping = true
-				signalAll(sig)
-				if opts.Grace > 0 {
-					grace = time.After(opts.Grace)
-				} else {
-					killAll()
-				}
-			} else {
-				killAll()
-			}
-		case <-grace:
+		case <-done:
+			// Each tree got its signal from its own watch of ctx.
+			done = nil
+			stopping = true
+			out.Signal = stopSignal(ctx)
+		case <-kill:
+			kill = nil
 			killAll()
 		}
 	}
+	if out.Signal == nil && ctx.Err() != nil {
+		out.Signal = stopSignal(ctx)
+	}
 	out.Skipped = out.Total - out.Started
 	out.Elapsed = time.Since(start)
-	if !single {
+	if !single && out.Signal != syscall.SIGPIPE {
 		fmt.Fprintln(stderr, summary(out, opts.Color))
 	}
 	return out
@@ -470,6 +489,22 @@ func stallMessage(running map[*Node]*exec.Process, ready []*Node, conc int, afte
 		"If tasks run until stopped (dev servers, watchers), mark them \"persistent\": true in vx.json; otherwise raise --concurrency",
 		len(waiting), plural(len(waiting), "task has", "tasks have"), after.Round(time.Millisecond), conc, conc,
 		strings.Join(holding, ", "), strings.Join(waiting, ", "))
+}
+
+// StopCode is the exit code of a vx stopped by ctx before any task ran:
+// 128+N for the signal the cause names ([exec.Interrupt]), 143 without one.
+func StopCode(ctx context.Context) int { return Outcome{Signal: stopSignal(ctx)}.Code() }
+
+// IsBrokenPipe reports whether err is a write to an output whose reader is
+// gone (`vx ls | head -1`).
+func IsBrokenPipe(err error) bool { return exec.IsBrokenPipe(err) }
+
+// stopSignal is the signal a cancelled ctx stopped the run with.
+func stopSignal(ctx context.Context) os.Signal {
+	if sig := exec.CauseSignal(ctx); sig != nil {
+		return sig
+	}
+	return syscall.SIGTERM
 }
 
 // markBlocked propagates a failure: n will not run, nor will anything that
@@ -550,6 +585,12 @@ func signalName(sig os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
 	}
 	return sig.String()
 }

@@ -4,7 +4,9 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vxrun/vx/exec"
 )
 
 // logWorkspace is a workspace whose tasks append "start <id>" and
@@ -38,11 +42,21 @@ func logWorkspace(t *testing.T, specs ...string) (*Graph, string) {
 
 func execute(t *testing.T, g *Graph, opts Options) (Outcome, string) {
 	t.Helper()
+	return executeCtx(t, context.Background(), g, opts)
+}
+
+// executeCtx runs Execute with ctx, output to buffers unless opts names
+// writers, and returns the outcome and what went to stderr.
+func executeCtx(t *testing.T, ctx context.Context, g *Graph, opts Options) (Outcome, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	opts.Stdout, opts.Stderr = &stdout, &stderr
+	if opts.Stdout == nil {
+		opts.Stdout = &stdout
+	}
+	opts.Stderr = &stderr
 	opts.Env = func(*Node) []string { return []string{"PATH=" + os.Getenv("PATH")} }
 	done := make(chan Outcome, 1)
-	go func() { done <- Execute(g, opts) }()
+	go func() { done <- Execute(ctx, g, opts) }()
 	select {
 	case o := <-done:
 		return o, stderr.String()
@@ -226,7 +240,7 @@ func TestExecuteStdoutStderrSamePipe(t *testing.T) {
 		}
 		got <- all.String()
 	}()
-	o := Execute(g, Options{Concurrency: 2, Stdout: w, Stderr: w2,
+	o := Execute(context.Background(), g, Options{Concurrency: 2, Stdout: w, Stderr: w2,
 		Env: func(*Node) []string { return []string{"PATH=" + os.Getenv("PATH")} }})
 	w.Close()
 	w2.Close()
@@ -252,4 +266,54 @@ func TestExecuteStdoutStderrSamePipe(t *testing.T) {
 	if bad > 0 || longs != 200 || shorts != 200 {
 		t.Errorf("%d damaged lines; %d long and %d short whole lines, want 200 each", bad, longs, shorts)
 	}
+}
+
+// TestExecuteStopped: cancelling Execute's context with a signal stops the
+// run: running tasks get the signal, nothing else starts, the outcome
+// carries the signal (128+N) and the summary says so; when the cause is a
+// closed output (SIGPIPE, here a writer failing with EPIPE) the run stops
+// the same way, exits 141 and prints nothing.
+func TestExecuteStopped(t *testing.T) {
+	g, logFile := logWorkspace(t, "root::", "a::build", "b::build", "c:a,b:build")
+	dir := filepath.Dir(logFile)
+	for _, n := range g.Nodes {
+		if n.Project.Name != "c" {
+			n.Script = "touch " + n.Project.Name + ".ready; echo tick; sleep 300"
+		}
+	}
+	t.Run("signal", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		go func() {
+			for {
+				_, ea := os.Stat(filepath.Join(dir, "a.ready"))
+				_, eb := os.Stat(filepath.Join(dir, "b.ready"))
+				if ea == nil && eb == nil {
+					cancel(&exec.Interrupt{Signal: syscall.SIGHUP})
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		o, stderr := executeCtx(t, ctx, g, Options{Concurrency: 2, Grace: time.Second, Stdout: io.Discard})
+		if o.Code() != 129 || o.Started != 2 || o.Skipped != 1 {
+			t.Errorf("Code() = %d, started %d, skipped %d; want 129, 2, 1", o.Code(), o.Started, o.Skipped)
+		}
+		if !strings.Contains(stderr, "stopped by SIGHUP") || strings.Contains(stderr, "failed:") {
+			t.Errorf("stderr = %q, want the summary saying SIGHUP and no per-task failure", stderr)
+		}
+	})
+	t.Run("closed output", func(t *testing.T) {
+		os.Remove(filepath.Join(dir, "a.ready"))
+		o, stderr := executeCtx(t, context.Background(), g, Options{Concurrency: 2, Grace: time.Second, Stdout: brokenPipe{}})
+		if o.Code() != 141 || stderr != "" {
+			t.Errorf("Code() = %d, stderr %q; want 141 and nothing", o.Code(), stderr)
+		}
+	})
+}
+
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE}
 }

@@ -3,6 +3,7 @@
 package run
 
 import (
+	"context"
 	"io"
 	"os"
 	"strings"
@@ -65,7 +66,7 @@ func executeTo(t *testing.T, g *Graph, opts Options, stdout, stderr io.Writer) O
 	opts.Stdout, opts.Stderr = stdout, stderr
 	opts.Env = func(*Node) []string { return []string{"PATH=" + os.Getenv("PATH")} }
 	done := make(chan Outcome, 1)
-	go func() { done <- Execute(g, opts) }()
+	go func() { done <- Execute(context.Background(), g, opts) }()
 	select {
 	case o := <-done:
 		return o

@@ -27,6 +27,9 @@ type output struct {
 	crDst    io.Writer // where the last write ended with a bare \r; nil when none did
 	crFrom   any       // who wrote it
 	ended    any       // whose \r line a newline written for someone else ended
+	// broken, when set, is told of every failed write before the error is
+	// returned (Execute stops the run when the reader is gone).
+	broken func(error)
 }
 
 // newOutput returns the two destinations of a run's output, which share one
@@ -61,6 +64,9 @@ func (l *lockedWriter) write(from any, p []byte) (int, error) {
 		o.crDst = nil
 	}
 	n, err := l.w.Write(p)
+	if err != nil && o.broken != nil {
+		o.broken(err)
+	}
 	if len(p) > 0 && p[len(p)-1] == '\r' {
 		o.crDst, o.crFrom = l.w, from
 	} else if o.crFrom == from {

@@ -3,6 +3,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vxrun/vx/exec"
 )
 
 // serverWorkspace plans `dev` in n projects whose dev script is a server:
@@ -53,15 +56,16 @@ func TestExecutePersistentTasksAllStart(t *testing.T) {
 	// Five dev servers and --concurrency 2: all five start, and Ctrl-C ends
 	// them all.
 	g, dir := serverWorkspace(t, 5, `{"tasks": {"dev": {"persistent": true}}}`)
-	sigs := make(chan os.Signal, 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	go func() {
 		if !waitFiles(t, dir, 5, 10*time.Second) {
 			t.Error("not every persistent task started within 10s")
 		}
-		sigs <- syscall.SIGINT
+		cancel(&exec.Interrupt{Signal: syscall.SIGINT})
 	}()
 	start := time.Now()
-	o, stderr := execute(t, g, Options{Concurrency: 2, Grace: 5 * time.Second, Signals: sigs, StallWarning: time.Millisecond})
+	o, stderr := executeCtx(t, ctx, g, Options{Concurrency: 2, Grace: 5 * time.Second, StallWarning: time.Millisecond})
 	if o.Started != 5 || o.Signal != syscall.SIGINT || o.Code() != 130 || o.Stopped != 5 || len(o.Failed) != 0 {
 		t.Errorf("outcome %+v (code %d), want 5 started and SIGINT; stderr:\n%s", o, o.Code(), stderr)
 	}
@@ -92,7 +96,8 @@ func TestExecutePersistentLeavesSlotsToOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sigs := make(chan os.Signal, 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	go func() {
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
@@ -101,9 +106,9 @@ func TestExecutePersistentLeavesSlotsToOthers(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		sigs <- syscall.SIGTERM
+		cancel(&exec.Interrupt{Signal: syscall.SIGTERM})
 	}()
-	o, stderr := execute(t, g, Options{Concurrency: 1, Grace: 5 * time.Second, Signals: sigs})
+	o, stderr := executeCtx(t, ctx, g, Options{Concurrency: 1, Grace: 5 * time.Second})
 	if o.Started != 3 || o.Succeeded != 1 {
 		t.Errorf("outcome %+v, want 3 started and the build succeeded; stderr:\n%s", o, stderr)
 	}
@@ -113,13 +118,14 @@ func TestExecuteStallWarning(t *testing.T) {
 	// Without the flag, servers hold every slot and the others wait: vx says
 	// so once, naming the tasks and the way out.
 	g, dir := serverWorkspace(t, 3, `{}`)
-	sigs := make(chan os.Signal, 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	var o Outcome
 	var stderr string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		o, stderr = execute(t, g, Options{Concurrency: 2, Grace: 5 * time.Second, Signals: sigs, StallWarning: 100 * time.Millisecond})
+		o, stderr = executeCtx(t, ctx, g, Options{Concurrency: 2, Grace: 5 * time.Second, StallWarning: 100 * time.Millisecond})
 	}()
 	if !waitFiles(t, dir, 2, 10*time.Second) {
 		t.Fatal("the first two servers did not start")
@@ -128,7 +134,7 @@ func TestExecuteStallWarning(t *testing.T) {
 	if waitFiles(t, dir, 3, time.Millisecond) {
 		t.Error("the third server started beyond --concurrency 2")
 	}
-	sigs <- syscall.SIGINT
+	cancel(&exec.Interrupt{Signal: syscall.SIGINT})
 	<-done
 	want := `vx: 1 task has waited 100ms for a slot: all 2 (--concurrency 2) are held by app0#dev, app1#dev; waiting: app2#dev. ` +
 		`If tasks run until stopped (dev servers, watchers), mark them "persistent": true in vx.json; otherwise raise --concurrency`

@@ -1,0 +1,279 @@
+package main
+
+// Every way vx ends is a way its tasks end: the signals other than SIGINT
+// and SIGTERM, a closed output, and a signal before any task has started.
+// Leftovers are found by walking /proc for processes whose environment
+// names the test's own workspace (VX_RUN_WORKSPACE, which every task
+// process inherits), so a process that left its task's process group is
+// counted too. See docs/reliability.md.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// marked returns the live processes whose environment holds
+// VX_RUN_WORKSPACE=root: the task processes of a run in the workspace root,
+// wherever they are in the process tree.
+func marked(root string) []int {
+	want := []byte("\x00VX_RUN_WORKSPACE=" + root + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
+			continue
+		}
+		if st, _, ok := procStat(pid); ok && st != 'Z' && st != 'X' {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// leftovers polls for up to d until no task process of the workspace root
+// is alive, and describes those still alive then.
+func leftovers(root string, d time.Duration) []string {
+	deadline := time.Now().Add(d)
+	for {
+		pids := marked(root)
+		if len(pids) == 0 || time.Now().After(deadline) {
+			var out []string
+			for _, pid := range pids {
+				st, pgrp, _ := procStat(pid)
+				out = append(out, fmt.Sprintf("pid %d (%s), state %c, group %d", pid, cmdline(pid), st, pgrp))
+			}
+			return out
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// killMarked ends whatever a failing test left behind.
+func killMarked(t *testing.T, root string) {
+	t.Cleanup(func() {
+		for _, pid := range marked(root) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// sleepWorkspace is a workspace whose projects have one script, "work".
+func sleepWorkspace(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{"package.json": wsRoot}
+	for name, script := range scripts {
+		files["packages/"+name+"/package.json"] = pkg(name, map[string]string{"work": script})
+	}
+	writeTree(t, root, files)
+	killMarked(t, root)
+	return root
+}
+
+// TestReliabilityStopSignals proves that SIGHUP (a closed terminal, a
+// dropped SSH session) and SIGQUIT (Ctrl-\) end vx the way SIGTERM does: the
+// task trees end, vx prints its summary and exits 128+N, with no goroutine
+// dump. Each task leaves a background sleep, which a non-interactive shell
+// starts with SIGINT and SIGQUIT ignored.
+func TestReliabilityStopSignals(t *testing.T) {
+	watchInterrupts(t)
+	script := `sleep 300 & touch ready; sleep 301`
+	tests := []struct {
+		name     string
+		sig      syscall.Signal
+		several  bool
+		wantCode int
+		summary  string
+	}{
+		{"SIGHUP, two tasks", syscall.SIGHUP, true, 129, "stopped by SIGHUP"},
+		{"SIGQUIT, two tasks", syscall.SIGQUIT, true, 131, "stopped by SIGQUIT"},
+		{"SIGHUP, one task", syscall.SIGHUP, false, 129, ""},
+		{"SIGQUIT, one task", syscall.SIGQUIT, false, 131, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := sleepWorkspace(t, map[string]string{"a": script, "b": script})
+			dir, projects := root, []string{"a", "b"}
+			if !tc.several {
+				dir, projects = filepath.Join(root, "packages", "a"), []string{"a"}
+			}
+			cmd, output := startVx(t, dir, "run", "work", "--grace", "500ms")
+			var ready []string
+			for _, p := range projects {
+				ready = append(ready, filepath.Join(root, "packages", p, "ready"))
+			}
+			waitFiles(t, 15*time.Second, exitedFunc(cmd), ready...)
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			res, ok := waitDeadline(cmd, 15*time.Second)
+			_, stderr := output()
+			if !ok {
+				t.Fatalf("vx did not exit within 15s of %v; stderr:\n%s", tc.sig, stderr)
+			}
+			if res.code != tc.wantCode {
+				t.Errorf("exit code = %d, want %d; stderr:\n%s", res.code, tc.wantCode, stderr)
+			}
+			if strings.Contains(stderr, "goroutine") {
+				t.Errorf("vx printed a goroutine dump:\n%s", stderr)
+			}
+			if tc.summary != "" && !strings.Contains(stderr, tc.summary) {
+				t.Errorf("stderr lacks the summary %q:\n%s", tc.summary, stderr)
+			}
+			if alive := leftovers(root, 3*time.Second); len(alive) > 0 {
+				t.Errorf("%d task processes outlived vx by 3s:\n  %s", len(alive), strings.Join(alive, "\n  "))
+			}
+		})
+	}
+}
+
+// TestReliabilityClosedOutput proves that a reader that goes away
+// (`vx run work | head -1`) does not kill vx with the tasks left running:
+// vx ends the task trees and exits 141 without a word, with tasks that keep
+// writing, alone (the task itself gets the SIGPIPE) or several (vx's own
+// write fails); and `vx ls`, `vx env` with a closed output exit 141 with
+// nothing on stderr.
+func TestReliabilityClosedOutput(t *testing.T) {
+	watchInterrupts(t)
+	script := `sleep 300 & touch ready; while :; do echo tick; sleep 0.02; done`
+	for _, several := range []bool{true, false} {
+		t.Run(fmt.Sprintf("run, several=%v", several), func(t *testing.T) {
+			root := sleepWorkspace(t, map[string]string{"a": script, "b": script})
+			dir := root
+			if !several {
+				dir = filepath.Join(root, "packages", "a")
+			}
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd := exec.Command(vxBinary(t), "run", "work", "--grace", "500ms")
+			cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, testEnv(), w, &stderr
+			newProcessGroup(cmd)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			t.Cleanup(func() {
+				if cmd.ProcessState == nil {
+					killProcessGroup(cmd)
+					cmd.Wait()
+				}
+			})
+			buf := make([]byte, 5)
+			if _, err := r.Read(buf); err != nil {
+				t.Fatalf("reading vx's first output: %v", err)
+			}
+			r.Close() // head -1 has what it wanted
+			res, ok := waitDeadline(cmd, 15*time.Second)
+			if !ok {
+				t.Fatalf("vx did not exit within 15s of its output closing; stderr:\n%s", stderr.String())
+			}
+			if res.code != 141 || stderr.Len() > 0 {
+				t.Errorf("exit code = %d, stderr %q; want 141 and nothing", res.code, stderr.String())
+			}
+			if alive := leftovers(root, 3*time.Second); len(alive) > 0 {
+				t.Errorf("%d task processes outlived vx by 3s:\n  %s", len(alive), strings.Join(alive, "\n  "))
+			}
+		})
+	}
+	for _, args := range [][]string{{"ls"}, {"ls", "--json"}, {"env", "a#work"}, {"run", "work", "--dry-run"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			root := sleepWorkspace(t, map[string]string{"a": script})
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			var stderr bytes.Buffer
+			cmd := exec.Command(vxBinary(t), args...)
+			cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, testEnv(), w, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			res, ok := waitDeadline(cmd, 15*time.Second)
+			if !ok || res.code != 141 || stderr.Len() > 0 {
+				t.Errorf("vx %s with a closed output: exit code %d (ended: %v), stderr %q; want 141 and nothing", strings.Join(args, " "), res.code, ok, stderr.String())
+			}
+		})
+	}
+}
+
+// TestReliabilitySignalBeforeTasks proves that vx reacts to a signal in
+// every phase before tasks start: here it is blocked reading a FIFO
+// vx.json, the hardest case, since no Go code of vx runs meanwhile (a
+// package.json that is a FIFO reads as empty and is an error, no hang). It
+// must exit 128+N promptly.
+func TestReliabilitySignalBeforeTasks(t *testing.T) {
+	watchInterrupts(t)
+	tests := []struct {
+		name string
+		fifo string // made a FIFO, relative to the root
+		dir  string
+		args []string
+		sig  syscall.Signal
+	}{
+		{"vx env, vx.json", "vx.json", "", []string{"env", "a#work"}, syscall.SIGINT},
+		{"vx run, vx.json", "vx.json", "", []string{"run", "work"}, syscall.SIGTERM},
+		{"vx run in a project, vx.json", "vx.json", "packages/a", []string{"run", "work"}, syscall.SIGHUP},
+		{"vx run --dry-run, vx.json", "vx.json", "", []string{"run", "work", "--dry-run"}, syscall.SIGQUIT},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := sleepWorkspace(t, map[string]string{"a": "echo a", "b": "echo b"})
+			fifo := filepath.Join(root, filepath.FromSlash(tc.fifo))
+			os.Remove(fifo)
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Skipf("cannot make a FIFO: %v", err)
+			}
+			cmd, output := startVx(t, filepath.Join(root, filepath.FromSlash(tc.dir)), tc.args...)
+			// Opening the FIFO for writing without blocking succeeds once vx
+			// has it open for reading; vx then blocks in read, since nothing
+			// is written.
+			var w *os.File
+			deadline := time.Now().Add(15 * time.Second)
+			for {
+				f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				if err == nil {
+					w = f
+					break
+				}
+				if exitedFunc(cmd)() {
+					_, stderr := output()
+					t.Fatalf("vx ended without reading the FIFO; stderr:\n%s", stderr)
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("vx did not open the FIFO within 15s: %v", err)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			defer w.Close()
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			res, ok := waitDeadline(cmd, 10*time.Second)
+			_, stderr := output()
+			if !ok {
+				t.Fatalf("vx did not exit within 10s of %v while reading a FIFO", tc.sig)
+			}
+			if want := 128 + int(tc.sig); res.code != want {
+				t.Errorf("exit code = %d, want %d; stderr:\n%s", res.code, want, stderr)
+			}
+		})
+	}
+}
