@@ -215,65 +215,76 @@ func TestReliabilityClosedOutput(t *testing.T) {
 }
 
 // TestReliabilitySignalBeforeTasks proves that vx reacts to a signal in
-// every phase before tasks start: here it is blocked reading a FIFO
-// vx.json, the hardest case, since no Go code of vx runs meanwhile (a
-// package.json that is a FIFO reads as empty and is an error, no hang). It
-// must exit 128+N promptly.
+// the phases before any task starts: caught while it walks a `packages/**`
+// tree of 4,000 directories (vx is frozen with SIGSTOP the moment one of
+// them is open, signalled, then let go), `vx ls`, `vx env` and `vx run` must
+// exit 128+N without printing a listing or starting a task.
 func TestReliabilitySignalBeforeTasks(t *testing.T) {
 	watchInterrupts(t)
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"package.json":            `{"name": "root", "private": true, "workspaces": ["packages/**"]}`,
+		"packages/a/package.json": pkg("a", map[string]string{"work": "touch started"}),
+	})
+	for i := range 40 {
+		for j := range 100 {
+			if err := os.MkdirAll(filepath.Join(root, "packages", "d"+strconv.Itoa(i), "e"+strconv.Itoa(j)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	killMarked(t, root)
 	tests := []struct {
-		name string
-		fifo string // made a FIFO, relative to the root
-		dir  string
 		args []string
 		sig  syscall.Signal
 	}{
-		{"vx env, vx.json", "vx.json", "", []string{"env", "a#work"}, syscall.SIGINT},
-		{"vx run, vx.json", "vx.json", "", []string{"run", "work"}, syscall.SIGTERM},
-		{"vx run in a project, vx.json", "vx.json", "packages/a", []string{"run", "work"}, syscall.SIGHUP},
-		{"vx run --dry-run, vx.json", "vx.json", "", []string{"run", "work", "--dry-run"}, syscall.SIGQUIT},
+		{[]string{"ls"}, syscall.SIGINT},
+		{[]string{"env", "a#work"}, syscall.SIGHUP},
+		{[]string{"run", "work"}, syscall.SIGTERM},
+		{[]string{"run", "work", "--dry-run"}, syscall.SIGQUIT},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			root := sleepWorkspace(t, map[string]string{"a": "echo a", "b": "echo b"})
-			fifo := filepath.Join(root, filepath.FromSlash(tc.fifo))
-			os.Remove(fifo)
-			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-				t.Skipf("cannot make a FIFO: %v", err)
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			started := filepath.Join(root, "packages", "a", "started")
+			os.Remove(started)
+			cmd, output := startVx(t, root, tc.args...)
+			if !stopInside(cmd.Process.Pid, filepath.Join(root, "packages")+"/", 15*time.Second) {
+				t.Skip("vx finished walking the tree before it could be caught in it (a very fast disk?)")
 			}
-			cmd, output := startVx(t, filepath.Join(root, filepath.FromSlash(tc.dir)), tc.args...)
-			// Opening the FIFO for writing without blocking succeeds once vx
-			// has it open for reading; vx then blocks in read, since nothing
-			// is written.
-			var w *os.File
-			deadline := time.Now().Add(15 * time.Second)
-			for {
-				f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-				if err == nil {
-					w = f
-					break
-				}
-				if exitedFunc(cmd)() {
-					_, stderr := output()
-					t.Fatalf("vx ended without reading the FIFO; stderr:\n%s", stderr)
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("vx did not open the FIFO within 15s: %v", err)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			defer w.Close()
-			if err := cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
+			cmd.Process.Signal(tc.sig)
+			cmd.Process.Signal(syscall.SIGCONT)
 			res, ok := waitDeadline(cmd, 10*time.Second)
-			_, stderr := output()
+			stdout, stderr := output()
 			if !ok {
-				t.Fatalf("vx did not exit within 10s of %v while reading a FIFO", tc.sig)
+				t.Fatalf("vx did not exit within 10s of %v during discovery", tc.sig)
 			}
-			if want := 128 + int(tc.sig); res.code != want {
-				t.Errorf("exit code = %d, want %d; stderr:\n%s", res.code, want, stderr)
+			if want := 128 + int(tc.sig); res.code != want || stdout != "" {
+				t.Errorf("exit code = %d, stdout %q; want %d and nothing; stderr:\n%s", res.code, stdout, want, stderr)
+			}
+			if _, err := os.Stat(started); err == nil {
+				t.Errorf("a task started after %v came during discovery", tc.sig)
 			}
 		})
 	}
+}
+
+// stopInside polls pid's open files until one is under dir, then stops
+// the process with SIGSTOP; false if the process never opened one within d
+// or has ended.
+func stopInside(pid int, dir string, d time.Duration) bool {
+	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		ents, err := os.ReadDir(fdDir)
+		if err != nil || !processAlive(pid) {
+			return false
+		}
+		for _, e := range ents {
+			if target, err := os.Readlink(fdDir + e.Name()); err == nil && strings.HasPrefix(target, dir) {
+				syscall.Kill(pid, syscall.SIGSTOP)
+				return true
+			}
+		}
+	}
+	return false
 }
