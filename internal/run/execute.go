@@ -153,8 +153,8 @@ type Outcome struct {
 // TaskRun is what became of one task of a run.
 type TaskRun struct {
 	Node *Node
-	// Status is "succeeded", "cached" (restored from the task cache, not
-	// run), "failed", "stopped" (a persistent task ended by the signal that
+	// Status is "succeeded" (a task restored from the cache too),
+	// "failed", "stopped" (a persistent task ended by the signal that
 	// stopped the run), or "skipped" (not started: a
 	// dependency failed, or the run stopped first).
 	Status     string
@@ -411,9 +411,6 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 			tr := &out.Tasks[r.n.index]
 			tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
 			tr.Status = "succeeded"
-			if r.cached {
-				tr.Status = "cached"
-			}
 			if failed {
 				tr.Status = "failed"
 			}
