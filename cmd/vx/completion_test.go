@@ -141,3 +141,33 @@ complete -C 'vx run build -- no'
 		t.Errorf("fish completion (-want +got):\n%s", diff)
 	}
 }
+
+func TestCompletionZshInteractive(t *testing.T) {
+	// The real thing: an interactive zsh on a pseudo-terminal (zsh/zpty),
+	// compinit, the script loaded as the docs say, and a Tab pressed.
+	zsh := needShell(t, "zsh")
+	root := completionWorkspace(t)
+	script := `zmodload zsh/zpty || exit 3
+complete_line() {
+  zpty z 'zsh -f -i'
+  zpty -w z 'PS1="> "; autoload -Uz compinit; compinit -u -D; source <(vx completion zsh)'
+  zpty -w -n z "$1"$'\t'
+  local out="" chunk
+  local end=$(( SECONDS + 20 ))
+  while (( SECONDS < end )); do
+    if zpty -rt z chunk; then out+=$chunk; else sleep 0.05; fi
+    [[ $out == *"$2"* ]] && break
+  done
+  zpty -d z
+  [[ $out == *"$2"* ]] && print -r -- "ok: $2" || print -r -- "no $2 in: $out"
+}
+complete_line 'vx run b' 'vx run build'
+complete_line 'vx run --filter=w' 'vx run --filter=web'
+complete_line 'vx completion f' 'vx completion fish'
+`
+	got := shellOutput(t, root, zsh, "-f", "-c", script)
+	want := "ok: vx run build\nok: vx run --filter=web\nok: vx completion fish\n"
+	if got != want {
+		t.Errorf("zsh on a pseudo-terminal:\n%s\nwant:\n%s", got, want)
+	}
+}
