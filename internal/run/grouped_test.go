@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vxrun/vx/internal/testdir"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -48,7 +50,7 @@ func TestBlockKeepsOrderAndStreams(t *testing.T) {
 func TestBlockSpillsToDisk(t *testing.T) {
 	// Past the memory bound the rest goes to a temporary file, which replay
 	// reads back in order and then removes.
-	tmp := t.TempDir()
+	tmp := testdir.New(t)
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("TMP", tmp)
 	old := maxBlockMemory
