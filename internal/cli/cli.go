@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/quote"
@@ -509,6 +510,12 @@ func runEnv(p *Process, a *parsed) (int, error) {
 		m := make(map[string]string, len(env))
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
+			if !utf8.ValidString(k) {
+				return ExitUsage, usagef("--json: the variable name %s is not valid UTF-8, which JSON cannot carry; vx env without --json prints it byte for byte", quote.Q(k))
+			}
+			if !utf8.ValidString(v) {
+				return ExitUsage, usagef("--json: the value of %s is not valid UTF-8, which JSON cannot carry; vx env without --json prints it byte for byte", quote.Name(k))
+			}
 			m[k] = v
 		}
 		return ExitOK, writeJSON(p.Stdout, struct {
