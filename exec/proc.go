@@ -132,10 +132,12 @@ const (
 //   - on every OS but Windows: {sh, "-c", line}, line being the script
 //     followed by each argument, single-quoted unless it is made only of
 //     characters no POSIX shell treats specially;
-//   - on Windows: {cmd.exe, "/d", "/s", "/c", `"` + line + `"`}, the verbatim
-//     command line; each argument is quoted for CommandLineToArgvW and its
-//     cmd.exe metacharacters escaped with ^, twice when the script's first
-//     word, looked up in the child's PATH and Dir, is a batch file.
+//   - on Windows: {cmd.exe, "/d", "/e:ON", "/v:OFF", "/s", "/c",
+//     `"` + line + `"`}, the verbatim command line; each argument is quoted for
+//     CommandLineToArgvW, its cmd.exe metacharacters escaped with ^ (twice
+//     when the script's first word, looked up in the child's PATH and Dir,
+//     is a batch file) and each % written %%cd:~,% (see shellCommand). An
+//     argument holding a line break is an error: cmd.exe cannot pass it.
 //
 // Use it to show what would run.
 func Resolve(spec Spec) (path string, argv []string, err error) {
@@ -146,6 +148,9 @@ func resolve(spec Spec, goos string, isExec func(string) error) (string, []strin
 	win := goos == "windows"
 	batch := false
 	if win {
+		if err := shCmdArgError(spec.Args); err != nil {
+			return "", nil, err
+		}
 		word := shFirstWord(spec.Script)
 		found, err := lookPath(word, spec.Dir, spec.Env, goos, isExec)
 		if err != nil {

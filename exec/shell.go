@@ -1,6 +1,9 @@
 package exec
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // shellCommand returns the command line that runs a package.json script
 // with extra arguments the way npm runs it. goos selects the rules; batch
@@ -16,19 +19,28 @@ import "strings"
 //     digits and "@%+=:,./-_"); an embedded single quote closes the quoted
 //     text, is written as \' and reopens it. The script itself is not
 //     quoted: it is shell code.
-//   - On Windows: shell "cmd.exe" and argv {"cmd.exe", "/d", "/s", "/c",
-//     `"` + line + `"`}. These elements form the command line verbatim,
-//     joined by spaces and never quoted again: cmd.exe parses its own
-//     command line. Each argument of line is quoted for the program's
-//     argument parser (the rules of CommandLineToArgvW) and then every cmd.exe
-//     metacharacter of the result (space, tab and !%^&()<>|") is escaped
-//     with ^. When the script's first word names a batch file (.cmd or .bat),
-//     the escaping is applied twice, because cmd.exe parses the arguments
-//     again when the batch file expands %*. /d skips AutoRun commands; with
-//     /s, cmd.exe removes exactly the outer quotes added here, so a script
-//     that starts with a quoted program path keeps its quotes (npm leaves the
-//     line unquoted, which breaks such scripts). A newline cannot pass
-//     through cmd.exe inside an argument.
+//   - On Windows: shell "cmd.exe" and argv {"cmd.exe", "/d", "/e:ON",
+//     "/v:OFF", "/s", "/c", `"` + line + `"`}. These elements form the
+//     command line verbatim, joined by spaces and never quoted again:
+//     cmd.exe parses its own command line. Each argument of line is quoted
+//     for the program's argument parser (the rules of CommandLineToArgvW)
+//     and then every cmd.exe metacharacter of the result (space, tab and
+//     !^&()<>|") is escaped with ^. When the script's first word names a
+//     batch file (.cmd or .bat), the carets are applied twice, because
+//     cmd.exe parses the arguments again when the batch file expands %*.
+//     A caret does not stop cmd.exe from expanding %NAME% on its command
+//     line (it expands variables before it reads carets or quotes), so each
+//     % of an argument is written %%cd:~,% instead, as Rust's standard
+//     library does since CVE-2024-24576 (BatBadBut): %cd:~,% is an empty
+//     substring of the always-defined CD variable, so the % stays and no
+//     variable name can form with what follows. The substring syntax needs
+//     command extensions, hence /e:ON whatever the registry says; /v:OFF
+//     keeps delayed expansion from reading !NAME! in arguments; /d skips
+//     AutoRun commands. With /s, cmd.exe removes exactly the outer quotes
+//     added here, so a script that starts with a quoted program path keeps
+//     its quotes (npm leaves the line unquoted, which breaks such scripts).
+//     A line break cannot pass through cmd.exe inside an argument (it ends
+//     the command): [Resolve] refuses such an argument.
 //
 // [Resolve] finds the shell in the child's PATH (on Windows the child's
 // ComSpec first) and decides the batch-file case by looking the first word
@@ -47,7 +59,7 @@ func shellCommand(script string, args []string, goos string, batch bool) (string
 		b.WriteByte(' ')
 		b.WriteString(shQuoteCmd(a, batch))
 	}
-	return "cmd.exe", []string{"cmd.exe", "/d", "/s", "/c", `"` + b.String() + `"`}
+	return "cmd.exe", []string{"cmd.exe", "/d", "/e:ON", "/v:OFF", "/s", "/c", `"` + b.String() + `"`}
 }
 
 // shQuotePOSIX quotes a for sh.
@@ -71,13 +83,26 @@ func shQuotePOSIX(a string) string {
 }
 
 // shQuoteCmd quotes a for the program's argument parser, then escapes it
-// for cmd.exe, twice when the program is a batch file.
+// for cmd.exe: carets, twice when the program is a batch file, and each %
+// as %%cd:~,%, once (cmd.exe expands variables on its command line only;
+// the text a batch file's %* inserts is not expanded again).
 func shQuoteCmd(a string, batch bool) string {
 	q := shCaret(shQuoteArgv(a))
 	if batch {
 		q = shCaret(q)
 	}
-	return q
+	return strings.ReplaceAll(q, "%", "%%cd:~,%")
+}
+
+// shCmdArgError reports an argument cmd.exe cannot pass on: one holding a
+// line break, which ends cmd.exe's command there.
+func shCmdArgError(args []string) error {
+	for i, a := range args {
+		if strings.ContainsAny(a, "\r\n") {
+			return fmt.Errorf("exec: argument %d, %q, holds a line break, which cmd.exe cannot pass to a script (the command would end there)", i+1, a)
+		}
+	}
+	return nil
 }
 
 // shQuoteArgv quotes a so that CommandLineToArgvW (and the C runtime) reads
@@ -111,11 +136,12 @@ func shQuoteArgv(a string) string {
 	return b.String()
 }
 
-// shCaret escapes the characters cmd.exe would interpret.
+// shCaret escapes with ^ the characters cmd.exe would interpret, but %
+// (see shQuoteCmd).
 func shCaret(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(" \t!%^&()<>|\"", s[i]) >= 0 {
+		if strings.IndexByte(" \t!^&()<>|\"", s[i]) >= 0 {
 			b.WriteByte('^')
 		}
 		b.WriteByte(s[i])

@@ -60,9 +60,10 @@ func TestShellCommandWindows(t *testing.T) {
 		{"trailing backslash in quotes is doubled", "echo", []string{`C:\a b\`}, `"echo ^"C:\a^ b\\^""`},
 		{"backslashes elsewhere are kept", "echo", []string{`C:\a\b`}, `"echo C:\a\b"`},
 		{"metacharacters are escaped", "echo", []string{"a&b", "a|b", "a<b>c", "(x)", "x^y", "hi!"}, `"echo a^&b a^|b a^<b^>c ^(x^) x^^y hi^!"`},
-		{"percent is escaped", "echo", []string{"%PATH%"}, `"echo ^%PATH^%"`},
+		{"percent cannot form a variable", "echo", []string{"%PATH%"}, `"echo %%cd:~,%PATH%%cd:~,%"`},
+		{"percents", "echo", []string{"100%", "%%", "%~dp0", "a b%c"}, `"echo 100%%cd:~,% %%cd:~,%%%cd:~,% %%cd:~,%~dp0 ^"a^ b%%cd:~,%c^""`},
 		{"batch file by name escapes twice", `node_modules\.bin\tsc.cmd`, []string{"a&b", "c d"}, `"node_modules\.bin\tsc.cmd a^^^&b ^^^"c^^^ d^^^""`},
-		{"quoted batch file path", `"C:\my tools\x.BAT" --v`, []string{"%x%"}, `""C:\my tools\x.BAT" --v ^^^%x^^^%"`},
+		{"quoted batch file path", `"C:\my tools\x.BAT" --v`, []string{"%x%"}, `""C:\my tools\x.BAT" --v %%cd:~,%x%%cd:~,%"`},
 		{"script with a quoted program keeps its quotes", `"C:\Program Files\nodejs\node.exe" x.js`, []string{"a"}, `""C:\Program Files\nodejs\node.exe" x.js a"`},
 	}
 	for _, tt := range tests {
@@ -72,7 +73,7 @@ func TestShellCommandWindows(t *testing.T) {
 			if shell != "cmd.exe" {
 				t.Errorf("shellCommand() shell = %q, want %q", shell, "cmd.exe")
 			}
-			if diff := cmp.Diff([]string{"cmd.exe", "/d", "/s", "/c", tt.want}, argv); diff != "" {
+			if diff := cmp.Diff([]string{"cmd.exe", "/d", "/e:ON", "/v:OFF", "/s", "/c", tt.want}, argv); diff != "" {
 				t.Errorf("shellCommand() mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -125,26 +126,33 @@ func TestResolve(t *testing.T) {
 		{name: "windows ComSpec and a .cmd shim found by bare name", goos: "windows",
 			spec:     Spec{Script: "tsc", Args: []string{"a&b"}, Env: winEnv, Dir: `C:\proj`},
 			wantPath: `C:\Windows\system32\cmd.exe`,
-			wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/s", "/c", `"tsc a^^^&b"`}},
+			wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/e:ON", "/v:OFF", "/s", "/c", `"tsc a^^^&b"`}},
 		{name: "windows .exe escapes once", goos: "windows",
 			spec:     Spec{Script: "node x.js", Args: []string{"a&b"}, Env: winEnv},
 			wantPath: `C:\Windows\system32\cmd.exe`,
-			wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/s", "/c", `"node x.js a^&b"`}},
+			wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/e:ON", "/v:OFF", "/s", "/c", `"node x.js a^&b"`}},
 		{name: "windows batch file relative to Dir", goos: "windows",
 			spec:     Spec{Script: `scripts\gen`, Args: []string{"a&b"}, Env: winEnv, Dir: `C:\proj`},
 			wantPath: `C:\Windows\system32\cmd.exe`,
-			wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/s", "/c", `"scripts\gen a^^^&b"`}},
+			wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/e:ON", "/v:OFF", "/s", "/c", `"scripts\gen a^^^&b"`}},
 		{name: "windows ComSpec is any case", goos: "windows",
 			spec:     Spec{Script: "x", Env: []string{`COMSPEC=D:\shells\cmd.exe`}},
-			wantPath: `D:\shells\cmd.exe`, wantArgv: []string{`D:\shells\cmd.exe`, "/d", "/s", "/c", `"x"`}},
+			wantPath: `D:\shells\cmd.exe`, wantArgv: []string{`D:\shells\cmd.exe`, "/d", "/e:ON", "/v:OFF", "/s", "/c", `"x"`}},
 		{name: "windows without ComSpec finds cmd.exe in the child's Path", goos: "windows",
 			spec:     Spec{Script: "x", Env: []string{`PATH=C:\Windows\system32`}},
-			wantPath: `C:\Windows\system32\cmd.exe`, wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/s", "/c", `"x"`}},
+			wantPath: `C:\Windows\system32\cmd.exe`, wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/e:ON", "/v:OFF", "/s", "/c", `"x"`}},
 		{name: "windows empty ComSpec finds cmd.exe", goos: "windows",
 			spec:     Spec{Script: "x", Env: []string{"ComSpec=", `Path=C:\Windows\system32`}},
-			wantPath: `C:\Windows\system32\cmd.exe`, wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/s", "/c", `"x"`}},
+			wantPath: `C:\Windows\system32\cmd.exe`, wantArgv: []string{`C:\Windows\system32\cmd.exe`, "/d", "/e:ON", "/v:OFF", "/s", "/c", `"x"`}},
 		{name: "windows no shell at all", goos: "windows",
 			spec: Spec{Script: "x", Env: []string{`Path=C:\proj`}}, wantErr: true},
+		{name: "windows an argument with a newline", goos: "windows",
+			spec: Spec{Script: "x", Args: []string{"ok", "a\nb"}, Env: winEnv}, wantErr: true},
+		{name: "windows an argument with a carriage return", goos: "windows",
+			spec: Spec{Script: "x", Args: []string{"a\rb"}, Env: winEnv}, wantErr: true},
+		{name: "a newline passes through sh", goos: "linux",
+			spec:     Spec{Script: "x", Args: []string{"a\nb"}, Env: []string{"PATH=/usr/bin"}},
+			wantPath: "/usr/bin/sh", wantArgv: []string{"/usr/bin/sh", "-c", "x 'a\nb'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
