@@ -117,10 +117,13 @@ type Process struct {
 	exited chan struct{} // closed once the tree is gone; ends the context watch
 }
 
-// Default time allowances of Wait, see Process.
+// Default time allowances of Wait, see Process; strayCheck is how long
+// Wait lets output pipes drain, once the tree is gone, before it looks for
+// processes outside the tree that hold them.
 const (
 	defaultLeftoverGrace = 2 * time.Second
 	defaultPipeGrace     = 2 * time.Second
+	strayCheck           = 50 * time.Millisecond
 )
 
 // Resolve returns the program [Start] runs for spec and its argument list,
@@ -412,11 +415,24 @@ func (p *Process) wait() (Result, error) {
 	go func() { p.copiers.Wait(); close(copied) }()
 	select {
 	case <-copied:
-	case <-time.After(p.pipeGrace):
-		for _, r := range p.readers {
-			r.Close()
+	case <-time.After(strayCheck):
+		// The tree is gone, yet an output pipe is still open: a process
+		// that left the task's group (setsid, a daemon) holds it. It is
+		// the task's all the same; where it can be found, end it as the
+		// tree's leftovers were ended, so that the task is done when its
+		// own processes are, not after the pipe grace with the stray
+		// still running.
+		if strays := pipeHolders(p.readers); len(strays) > 0 {
+			endStrays(strays, p.leftoverGrace)
 		}
-		<-copied
+		select {
+		case <-copied:
+		case <-time.After(p.pipeGrace):
+			for _, r := range p.readers {
+				r.Close()
+			}
+			<-copied
+		}
 	}
 	for _, r := range p.readers {
 		r.Close()

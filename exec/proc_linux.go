@@ -5,8 +5,11 @@ package exec
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -17,6 +20,8 @@ func init() {
 		attr.Pdeathsig = syscall.SIGKILL
 	}
 	procGroupAlive = linuxGroupAlive
+	procAlive = linuxAlive
+	pipeHolders = linuxPipeHolders
 }
 
 // linuxGroupAlive reports whether a process of group pgid is alive and not
@@ -61,4 +66,60 @@ func linuxGroupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// linuxAlive reports whether pid is alive and not a zombie.
+func linuxAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || (b[i+2] != 'Z' && b[i+2] != 'X')
+}
+
+// linuxPipeHolders returns the processes other than vx that hold an end of
+// one of the pipes whose read ends are readers: their /proc/<pid>/fd links
+// read "pipe:[inode]". Processes of other users, whose descriptors cannot
+// be read, are not found.
+func linuxPipeHolders(readers []*os.File) []int {
+	want := map[string]bool{}
+	for _, r := range readers {
+		rc, err := r.SyscallConn()
+		if err != nil {
+			continue
+		}
+		rc.Control(func(fd uintptr) {
+			var st unix.Stat_t
+			if unix.Fstat(int(fd), &st) == nil {
+				want["pipe:["+strconv.FormatUint(st.Ino, 10)+"]"] = true
+			}
+		})
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	names, err := filepath.Glob("/proc/[0-9]*/fd")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, dir := range names {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+		if err != nil || pid == self {
+			continue
+		}
+		fds, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			if target, err := os.Readlink(dir + "/" + fd.Name()); err == nil && want[target] {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
 }

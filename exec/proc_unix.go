@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,12 +22,46 @@ type procOS struct {
 	fg   bool // the task's group was made the terminal's foreground group
 }
 
-// Hooks the Linux file fills in: extra SysProcAttr settings, and a better
-// liveness test than kill(-pgid, 0), which also counts zombies.
+// Hooks the Linux file fills in: extra SysProcAttr settings, better
+// liveness tests than kill(-pgid, 0) and kill(pid, 0), which also count
+// zombies, and the search for the processes that hold a pipe.
 var (
 	procConfigure  = func(*syscall.SysProcAttr) {}
 	procGroupAlive = func(pgid int) bool { return true }
+	procAlive      = func(pid int) bool { return true }
+	pipeHolders    = func([]*os.File) []int { return nil }
 )
+
+// endStrays ends processes that left a task's tree: SIGTERM to each (to
+// its whole group when it leads one other than vx's), SIGKILL to those
+// still alive after grace.
+func endStrays(pids []int, grace time.Duration) {
+	signal := func(s syscall.Signal) {
+		for _, pid := range pids {
+			if pgid, err := unix.Getpgid(pid); err == nil && pgid == pid && pgid != unix.Getpgrp() {
+				unix.Kill(-pgid, s)
+			}
+			unix.Kill(pid, s)
+		}
+	}
+	gone := func() bool {
+		for _, pid := range pids {
+			if unix.Kill(pid, 0) == nil && procAlive(pid) {
+				return false
+			}
+		}
+		return true
+	}
+	signal(unix.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for pause := time.Millisecond; !gone(); pause = min(2*pause, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			signal(unix.SIGKILL)
+			return
+		}
+		time.Sleep(pause)
+	}
+}
 
 func (p *Process) startOS(spec Spec) error {
 	attr := &syscall.SysProcAttr{Setpgid: true}

@@ -212,8 +212,9 @@ func TestWaitEndsLeftovers(t *testing.T) {
 }
 
 // TestWaitStrayPipeHolder: a process that left the task's group (setsid)
-// still holds the output pipe; Wait returns after the pipe grace anyway,
-// with the output written so far.
+// still holds the output pipe. On Linux Wait finds it by the pipe and ends
+// it, then returns with the output written so far; elsewhere it returns
+// after the pipe grace.
 func TestWaitStrayPipeHolder(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
@@ -223,7 +224,11 @@ func TestWaitStrayPipeHolder(t *testing.T) {
 		Env:    testEnv(t, helperEnv+"=setsid"),
 		Stdout: out,
 	})
-	p.pipeGrace = 200 * time.Millisecond
+	if runtime.GOOS == "linux" {
+		p.pipeGrace = time.Hour // only ending the stray lets Wait return in time
+	} else {
+		p.pipeGrace = 200 * time.Millisecond
+	}
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(string(b)); err == nil {
@@ -237,6 +242,12 @@ func TestWaitStrayPipeHolder(t *testing.T) {
 	}
 	if out.String() != "hi\n" {
 		t.Errorf("output = %q, want %q", out.String(), "hi\n")
+	}
+	if b, _ := os.ReadFile(pidFile); runtime.GOOS == "linux" {
+		pid, _ := strconv.Atoi(string(b))
+		if pid == 0 || procAlive(pid) {
+			t.Errorf("the stray process %d that held the pipe is alive after Wait", pid)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -205,3 +206,9 @@ func exitResult(state *os.ProcessState, killed bool) Result {
 func IsBrokenPipe(err error) bool {
 	return errors.Is(err, windows.ERROR_NO_DATA) || errors.Is(err, windows.ERROR_BROKEN_PIPE) || errors.Is(err, syscall.EPIPE)
 }
+
+// pipeHolders finds nothing on Windows: no process of a task can leave its
+// job object, which Wait has emptied by then.
+func pipeHolders([]*os.File) []int { return nil }
+
+func endStrays([]int, time.Duration) {}

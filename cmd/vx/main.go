@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cli"
@@ -30,6 +31,9 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "vx: cannot read the working directory: %v\n", err)
 		return cli.ExitUsage
 	}
+	// Processes that escape a task's process group are re-parented to vx
+	// (Linux), which ends them below, once no task runs any more.
+	exec.BecomeSubreaper()
 	ctx, kill, stop := signalContext()
 	defer stop()
 	code, err := cli.Main(cli.Process{
@@ -49,8 +53,13 @@ func run() int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vx: %s\n", diag.Message(err, dir))
 	}
+	exec.EndOrphans(orphanGrace)
 	return code
 }
+
+// orphanGrace is how long processes that escaped their task's group get
+// between SIGTERM and SIGKILL when vx ends them on its way out.
+const orphanGrace = 2 * time.Second
 
 // signalContext maps the signals that end vx (stopSignals) to
 // cancellation: the first cancels ctx with an [exec.Interrupt] naming it,

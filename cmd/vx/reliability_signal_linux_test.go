@@ -288,3 +288,80 @@ func stopInside(pid int, dir string, d time.Duration) bool {
 	}
 	return false
 }
+
+// TestReliabilityEscapes proves that processes which leave their task's
+// process group do not outlive vx, and do not hold a task open: vx is the
+// child subreaper of its tasks (Linux), so what escapes is re-parented to
+// it and ended before it exits; a stray that keeps the task's output pipe
+// is found by that pipe and ended when its task's own tree is gone, before
+// a dependent task starts.
+func TestReliabilityEscapes(t *testing.T) {
+	watchInterrupts(t)
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid (util-linux) is not installed")
+	}
+	escapes := map[string]string{
+		// holds the output pipe; the dependent task b reports its state
+		"a": `setsid sleep 300 & echo $! > stray; echo a`,
+		"b": `echo "stray:$(cut -d' ' -f3 /proc/$(cat ../a/stray)/stat 2>/dev/null)"`,
+		// a new session with the output closed, and a double fork
+		"c": `setsid sleep 300 >/dev/null 2>&1 < /dev/null & sh -c 'setsid sleep 301 >/dev/null 2>&1 &'; echo c`,
+	}
+	cfg := `{"tasks": {"b#work": {"dependsOn": ["a#work"]}}}`
+	for _, several := range []bool{true, false} {
+		t.Run(fmt.Sprintf("several=%v", several), func(t *testing.T) {
+			root := sleepWorkspace(t, escapes)
+			writeTree(t, root, map[string]string{"vx.json": cfg})
+			dir, args := root, []string{"run", "work"}
+			if !several {
+				dir = filepath.Join(root, "packages", "c")
+			}
+			cmd, output := startVx(t, dir, args...)
+			res, ok := waitDeadline(cmd, 20*time.Second)
+			stdout, stderr := output()
+			if !ok {
+				t.Fatalf("vx did not end within 20s; stderr:\n%s", stderr)
+			}
+			if res.code != 0 {
+				t.Errorf("exit code = %d, want 0; stdout:\n%s\nstderr:\n%s", res.code, stdout, stderr)
+			}
+			if several && !strings.Contains(stdout, "stray:Z\n") && !strings.Contains(stdout, "stray:\n") {
+				t.Errorf("when b#work started, a#work's stray (which held its output pipe) was still alive; stdout:\n%s", stdout)
+			}
+			// Nothing may be left, not even for a moment after vx.
+			if alive := leftovers(root, 0); len(alive) > 0 {
+				t.Errorf("%d escaped task processes outlived vx:\n  %s", len(alive), strings.Join(alive, "\n  "))
+			}
+		})
+	}
+}
+
+// TestReliabilityNestedKilled proves that the tasks of an inner vx (a
+// task of the outer run runs vx in another workspace) do not survive when
+// the user presses Ctrl-C twice: the second signal kills the outer task's
+// tree, inner vx included, before inner vx could end its own tasks, which
+// live in their own process groups; re-parented to the outer vx, they are
+// ended by it.
+func TestReliabilityNestedKilled(t *testing.T) {
+	watchInterrupts(t)
+	inner := sleepWorkspace(t, map[string]string{
+		"x": `sleep 300 & touch ready; sleep 301`,
+		"y": `sleep 300 & touch ready; sleep 301`,
+	})
+	outer := sleepWorkspace(t, map[string]string{
+		"o": `cd ` + inner + ` && vx run work --grace 30s`,
+	})
+	cmd, output := startVx(t, filepath.Join(outer, "packages", "o"), "run", "work", "--grace", "30s")
+	waitFiles(t, 15*time.Second, exitedFunc(cmd), filepath.Join(inner, "packages/x/ready"), filepath.Join(inner, "packages/y/ready"))
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGINT)
+	res, ok := waitDeadline(cmd, 15*time.Second)
+	_, stderr := output()
+	if !ok {
+		t.Fatalf("vx did not exit within 15s of a double Ctrl-C; stderr:\n%s", stderr)
+	}
+	t.Logf("outer vx exited %d", res.code)
+	if alive := leftovers(inner, 0); len(alive) > 0 {
+		t.Errorf("%d tasks of the inner vx outlived the outer vx:\n  %s", len(alive), strings.Join(alive, "\n  "))
+	}
+}

@@ -1,0 +1,93 @@
+//go:build linux
+
+package exec
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BecomeSubreaper makes vx the child subreaper of its descendants
+// (PR_SET_CHILD_SUBREAPER): a process whose parent dies is re-parented to
+// vx instead of to init, so that what escapes a task's process group
+// (setsid, a double fork, the tasks of an inner vx that was killed) stays
+// within reach of [EndOrphans]. Linux only; elsewhere it returns
+// [errors.ErrUnsupported].
+func BecomeSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// EndOrphans ends and reaps every child vx still has: once no task runs,
+// those are processes re-parented to vx (see [BecomeSubreaper]). Each gets
+// SIGTERM (its whole group when it leads one), SIGKILL after grace if it is
+// still alive, and is reaped; their own children, re-parented to vx in
+// turn, are ended the same way. It returns how many processes it ended.
+// Call it only when nothing else of vx waits for a child.
+func EndOrphans(grace time.Duration) int {
+	ended := 0
+	for round := 0; round < 32; round++ {
+		reapChildren()
+		kids := liveChildren()
+		if len(kids) == 0 {
+			return ended
+		}
+		ended += len(kids)
+		endStrays(kids, grace)
+	}
+	reapChildren()
+	return ended
+}
+
+// reapChildren reaps every child of vx that has exited.
+func reapChildren() {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if pid <= 0 || err != nil {
+			return
+		}
+	}
+}
+
+// liveChildren lists the children of vx that are alive (not zombies), from
+// /proc/self/task/*/children, or by scanning /proc where the kernel lacks
+// that file.
+func liveChildren() []int {
+	var pids []int
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	if len(files) > 0 {
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			for _, w := range bytes.Fields(b) {
+				if pid, err := strconv.Atoi(string(w)); err == nil && linuxAlive(pid) {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		return pids
+	}
+	self := []byte(strconv.Itoa(os.Getpid()))
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		fields := bytes.Fields(b[i+1:])
+		if len(fields) > 1 && bytes.Equal(fields[1], self) && fields[0][0] != 'Z' && fields[0][0] != 'X' {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
