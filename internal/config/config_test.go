@@ -333,6 +333,16 @@ func TestParseErrors(t *testing.T) {
 
 		// Schema: unknown keys.
 		{
+			name: "remoteCache holds no secrets",
+			in:   "{\n  \"remoteCache\": {\"url\": \"grpcs://c\", \"header\": \"Authorization=x\"}\n}",
+			want: `vx.json:2:39: unknown key "header" in "remoteCache" (it takes url and instance); secrets never go in vx.json: set VX_REMOTE_HEADER or VX_REMOTE_SIGNING_KEY in the environment`,
+		},
+		{
+			name: "remoteCache url must be a string",
+			in:   `{"remoteCache": {"url": 9092}}`,
+			want: `vx.json:1:25: "remoteCache.url" must be a string, found a number`,
+		},
+		{
 			name: "top level typo",
 			in:   "{\n  \"task\": {}\n}",
 			want: `vx.json:2:3: unknown top-level key "task"; did you mean "tasks"?`,
@@ -675,6 +685,16 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse(%q) error fields = %+v, do not match %q", tt.in, *ce, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseRemoteCache(t *testing.T) {
+	c, err := Parse("vx.json", []byte(`{"remoteCache": {"url": "grpcs://cache.example.com", "instance": "main"}, "tasks": {}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (RemoteCache{URL: "grpcs://cache.example.com", Instance: "main"}); c.RemoteCache != want {
+		t.Errorf("RemoteCache = %+v, want %+v", c.RemoteCache, want)
 	}
 }
 
