@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vxrun/vx/internal/cache"
@@ -440,5 +441,53 @@ func TestCacheFlags(t *testing.T) {
 	_, r1 := w.build()
 	if !strings.Contains(r1.stderr, "vx: b#build: not cached: its inputs changed while it ran (packages/b/src/stamp.txt ") {
 		t.Errorf("want a warning that b's inputs changed, got:\n%s", r1.stderr)
+	}
+}
+
+// TestCacheConcurrentRuns: two runs in two clones sharing one store at
+// the same time both succeed, with correct outputs, and leave a store the
+// next run hits in.
+func TestCacheConcurrentRuns(t *testing.T) {
+	w := newCacheWS(t, true)
+	clone := filepath.Join(t.TempDir(), "clone")
+	if out, err := osexec.Command("git", "clone", "-q", w.root, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	w2 := &cacheWS{t: t, root: clone, store: w.store, env: w.env}
+	var wg sync.WaitGroup
+	results := make([]vxResult, 2)
+	for i, ws := range []*cacheWS{w, w2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := osexec.Command("vx", "run", "build", "--force")
+			cmd.Dir = ws.root
+			cmd.Env = ws.env
+			var o, e bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			results[i] = vxResult{o.String(), e.String(), 0}
+			if err != nil {
+				results[i].code = 1
+			}
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 || strings.Contains(r.stderr, "cache") {
+			t.Errorf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	for _, ws := range []*cacheWS{w, w2} {
+		if ran, r := ws.build(); ran != "" {
+			t.Errorf("after the concurrent runs, %s ran %q\n%s", ws.root, ran, r.stderr)
+		}
+		if got := ws.read("packages/b/dist/out.txt"); got != "a v1\necho tool v1\nb v1\n" {
+			t.Errorf("b/dist/out.txt = %q", got)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(w.store, "tmp"))
+	if len(entries) != 0 {
+		t.Errorf("%d temporary files left in the store", len(entries))
 	}
 }

@@ -121,6 +121,7 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 		return nil, cerr
 	}
 	snap := &snapshot{files: map[string]fileState{}, git: true}
+	var order []string // git lists tracked files sorted by path
 	sha256Repo := false
 	for len(tracked) > 0 {
 		i := bytes.IndexByte(tracked, 0)
@@ -131,16 +132,24 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 		tracked = tracked[i+1:]
 		// <mode> SP <object> SP <stage> TAB <path>
 		tab := bytes.IndexByte(line, '\t')
-		f := strings.Fields(string(line[:max(tab, 0)]))
-		if tab < 0 || len(f) != 3 {
+		sp1 := bytes.IndexByte(line, ' ')
+		if tab < 0 || sp1 < 0 || sp1 > tab {
 			return nil, fmt.Errorf("cache: unexpected git ls-files output %q", line)
 		}
+		sp2 := bytes.IndexByte(line[sp1+1:tab], ' ')
+		if sp2 < 0 {
+			return nil, fmt.Errorf("cache: unexpected git ls-files output %q", line)
+		}
+		mode, id := line[:sp1], string(line[sp1+1:sp1+1+sp2])
 		p := string(line[tab+1:])
 		if hasNodeModules(p) || sc.skipped(p) {
 			continue
 		}
-		sha256Repo = len(f[1]) == 64
-		snap.files[p] = fileState{id: f[1], exec: f[0] == "100755"}
+		sha256Repo = len(id) == 64
+		if _, dup := snap.files[p]; !dup { // an unmerged path is listed once per stage
+			order = append(order, p)
+		}
+		snap.files[p] = fileState{id: id, exec: string(mode) == "100755"}
 	}
 	var todo []string
 	for _, p := range bytes.Split(changed, []byte{0}) {
@@ -156,12 +165,47 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 	if err := sc.hashFiles(snap, todo, sha256Repo); err != nil {
 		return nil, err
 	}
-	snap.sort()
+	snap.sortFrom(order)
 	return snap, nil
 }
 
 func (sc *scanner) skipped(p string) bool {
 	return sc.skip != "" && (p == sc.skip || strings.HasPrefix(p, sc.skip+"/"))
+}
+
+// sortFrom sets s.paths from sorted, a sorted list of most of s.files'
+// paths, adding the others (untracked files) and leaving out those gone.
+func (s *snapshot) sortFrom(sorted []string) {
+	if !sort.StringsAreSorted(sorted) {
+		s.sort()
+		return
+	}
+	in := make(map[string]bool, 16)
+	var extra []string
+	if len(s.files) != len(sorted) {
+		for _, p := range sorted {
+			in[p] = true
+		}
+		for p := range s.files {
+			if !in[p] {
+				extra = append(extra, p)
+			}
+		}
+		sort.Strings(extra)
+	}
+	s.paths = make([]string, 0, len(s.files))
+	i, j := 0, 0
+	for i < len(sorted) || j < len(extra) {
+		var p string
+		if j >= len(extra) || i < len(sorted) && sorted[i] < extra[j] {
+			p, i = sorted[i], i+1
+		} else {
+			p, j = extra[j], j+1
+		}
+		if _, ok := s.files[p]; ok {
+			s.paths = append(s.paths, p)
+		}
+	}
 }
 
 func (s *snapshot) sort() {

@@ -3,7 +3,6 @@ package cache
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"path"
 	"sort"
 	"strconv"
@@ -105,52 +104,56 @@ func projectRel(dir, p string) (string, bool) {
 	return "", false
 }
 
-// inputPaths returns the root-relative paths of t's input files in snap.
+// inputPaths returns the root-relative paths of t's input files in snap,
+// sorted, each once.
 func inputPaths(snap *snapshot, t *TaskSpec) []string {
-	seen := map[string]bool{}
 	var out []string
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
 	isOutput := func(p string) bool {
+		if len(t.Outputs) == 0 {
+			return false
+		}
 		rel, ok := projectRel(t.RelDir, p)
 		return ok && matchGlobs(t.Outputs, p, rel, true)
 	}
+	under := snap.under(t.RelDir)
+	out = make([]string, 0, len(under)+len(Lockfiles)+1)
 	if t.Inputs == nil {
-		for _, p := range snap.under(t.RelDir) {
+		for _, p := range under {
 			if !isOutput(p) {
-				add(p)
+				out = append(out, p)
 			}
 		}
 	} else {
-		candidates := snap.under(t.RelDir)
-		for _, p := range candidates {
+		for _, p := range under {
 			rel, _ := projectRel(t.RelDir, p)
 			if matchGlobs(t.Inputs, p, rel, true) && !isOutput(p) {
-				add(p)
+				out = append(out, p)
 			}
 		}
 		for _, base := range rootGlobBases(t.Inputs) {
 			for _, p := range snap.under(base) {
-				if seen[p] {
-					continue
-				}
 				rel, in := projectRel(t.RelDir, p)
-				if matchGlobs(t.Inputs, p, rel, in) && !isOutput(p) {
-					add(p)
+				if in {
+					continue // decided above
+				}
+				if matchGlobs(t.Inputs, p, rel, in) {
+					out = append(out, p)
 				}
 			}
 		}
 	}
-	add(path.Join(t.RelDir, "package.json"))
-	for _, l := range Lockfiles {
-		add(l)
-	}
+	out = append(out, path.Join(t.RelDir, "package.json"))
+	out = append(out, Lockfiles...)
 	sort.Strings(out)
-	return out
+	// Drop duplicates (package.json, a lockfile, overlapping root globs).
+	w := 0
+	for i, p := range out {
+		if i == 0 || p != out[w-1] {
+			out[w] = p
+			w++
+		}
+	}
+	return out[:w]
 }
 
 // rootGlobBases returns the directories (from the root) under which the
@@ -195,12 +198,18 @@ func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p stri
 	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
 	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
 
-	var m strings.Builder
-	m.WriteString("vx inputs 1\n")
+	paths := inputPaths(snap, t)
+	m := make([]byte, 0, 64+len(paths)*96)
+	m = append(m, "vx inputs 1\n"...)
 	for _, d := range k.Deps {
-		fmt.Fprintf(&m, "dep %s %s\n", d.Action.Hash, strconv.Quote(d.ID))
+		m = append(m, "dep "...)
+		m = append(m, d.Action.Hash...)
+		m = append(m, ' ')
+		m = strconv.AppendQuote(m, d.ID)
+		m = append(m, '\n')
 	}
-	for _, p := range inputPaths(snap, t) {
+	k.Inputs = make([]InputFile, 0, len(paths))
+	for _, p := range paths {
 		st, ok := snap.files[p]
 		if !ok && extra != nil {
 			st, ok = extra(p) // package.json or a lockfile git ignores
@@ -208,14 +217,18 @@ func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p stri
 		if !ok {
 			continue
 		}
-		x := "-"
+		m = append(m, "file "...)
+		m = append(m, st.id...)
 		if st.exec {
-			x = "x"
+			m = append(m, " x "...)
+		} else {
+			m = append(m, " - "...)
 		}
-		fmt.Fprintf(&m, "file %s %s %s\n", st.id, x, strconv.Quote(p))
+		m = appendQuoted(m, p)
+		m = append(m, '\n')
 		k.Inputs = append(k.Inputs, InputFile{Path: p, ID: st.id, Exec: st.exec})
 	}
-	k.manifest = []byte(m.String())
+	k.manifest = m
 	k.InputRoot = DigestOf(k.manifest)
 
 	for _, e := range t.Env {
@@ -242,4 +255,17 @@ func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p stri
 	k.action = a.Marshal()
 	k.Action = DigestOf(k.action)
 	return k
+}
+
+// appendQuoted appends p as strconv.Quote writes it, quickly for the usual
+// path of printable ASCII.
+func appendQuoted(b []byte, p string) []byte {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, p)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, p...)
+	return append(b, '"')
 }

@@ -1,0 +1,397 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMatchGlobs(t *testing.T) {
+	tests := []struct {
+		globs     []string
+		root, rel string
+		in        bool
+		want      bool
+	}{
+		{[]string{"dist/**"}, "p/dist/a.js", "dist/a.js", true, true},
+		{[]string{"dist/**", "!dist/**/*.map"}, "p/dist/a.js.map", "dist/a.js.map", true, false},
+		{[]string{"!dist/**/*.map", "dist/**"}, "p/dist/a.js.map", "dist/a.js.map", true, true}, // the last match decides
+		{[]string{"src/**"}, "p/lib/a.js", "lib/a.js", true, false},
+		{[]string{"//scripts/**"}, "scripts/build.mjs", "", false, true},
+		{[]string{"scripts/**"}, "scripts/build.mjs", "", false, false}, // project-relative globs never match outside
+		{[]string{"**", "!//p/secret.txt"}, "p/secret.txt", "secret.txt", true, false},
+		{nil, "p/a", "a", true, false},
+	}
+	for _, tt := range tests {
+		if got := matchGlobs(tt.globs, tt.root, tt.rel, tt.in); got != tt.want {
+			t.Errorf("matchGlobs(%q, %q, %q) = %v, want %v", tt.globs, tt.root, tt.rel, got, tt.want)
+		}
+	}
+}
+
+func TestInputPaths(t *testing.T) {
+	snap := &snapshot{files: map[string]fileState{}}
+	for _, p := range []string{"package.json", "pnpm-lock.yaml", "scripts/build.mjs", "scripts/x.txt",
+		"web/package.json", "web/src/a.ts", "web/dist/a.js", "web/README.md", "webapp/a.ts"} {
+		snap.files[p] = fileState{id: "id"}
+	}
+	snap.sort()
+	tests := []struct {
+		name string
+		t    TaskSpec
+		want []string
+	}{
+		{"default: the project's files but the outputs", TaskSpec{RelDir: "web", Outputs: []string{"dist/**"}},
+			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "web/README.md", "web/package.json", "web/src/a.ts", "yarn.lock"}},
+		{"globs, root-relative, package.json always", TaskSpec{RelDir: "web", Inputs: []string{"src/**", "//scripts/*.mjs"}},
+			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "scripts/build.mjs", "web/package.json", "web/src/a.ts", "yarn.lock"}},
+		{"empty inputs", TaskSpec{RelDir: "web", Inputs: []string{}},
+			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "web/package.json", "yarn.lock"}},
+		{"root project: everything", TaskSpec{RelDir: ".", Outputs: []string{"web/dist/**"}},
+			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "package.json", "pnpm-lock.yaml",
+				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/package.json", "web/src/a.ts", "webapp/a.ts", "yarn.lock"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, inputPaths(snap, &tt.t)); diff != "" {
+				t.Errorf("inputPaths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestKeyParts: every part the docs list changes the key; machine paths
+// and the order of declarations do not.
+func TestKeyParts(t *testing.T) {
+	snap := &snapshot{files: map[string]fileState{"p/package.json": {id: "a"}, "p/src/x.ts": {id: "b"}}}
+	snap.sort()
+	base := TaskSpec{RelDir: "p", Argv: []string{"tsc"}, Env: []Property{{"A", "1"}, {"B", "2"}},
+		Outputs: []string{"dist/**"}, Node: "v22.0.0", Deps: []DepKey{{ID: "q#build", Action: DigestOf([]byte("q"))}}}
+	plat := []Property{{Name: "OSFamily", Value: "linux"}, {Name: "ISA", Value: "amd64"}}
+	key := func(t TaskSpec, snap *snapshot, plat []Property) string {
+		return makeKey(snap, &t, plat, nil).Action.Hash
+	}
+	k0 := key(base, snap, plat)
+
+	same := base
+	same.Env = []Property{{"B", "2"}, {"A", "1"}}
+	if key(same, snap, plat) != k0 {
+		t.Error("the order of the declared variables changed the key")
+	}
+	changes := map[string]func(ts *TaskSpec, s *snapshot, p *[]Property){
+		"argument":       func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Argv = []string{"tsc", "--watch"} },
+		"variable value": func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", "3"}} },
+		"unset variable": func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Env = []Property{{"A", "1"}} },
+		"empty variable": func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", ""}} },
+		"outputs":        func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Outputs = []string{"lib/**"} },
+		"node":           func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Node = "v20.0.0" },
+		"dependency key": func(ts *TaskSpec, s *snapshot, p *[]Property) {
+			ts.Deps = []DepKey{{ID: "q#build", Action: DigestOf([]byte("q2"))}}
+		},
+		"directory":      func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.RelDir = "p2" },
+		"file content":   func(ts *TaskSpec, s *snapshot, p *[]Property) { s.files["p/src/x.ts"] = fileState{id: "c"} },
+		"executable bit": func(ts *TaskSpec, s *snapshot, p *[]Property) { s.files["p/src/x.ts"] = fileState{id: "b", exec: true} },
+		"operating system": func(ts *TaskSpec, s *snapshot, p *[]Property) {
+			*p = []Property{{Name: "OSFamily", Value: "darwin"}, {Name: "ISA", Value: "amd64"}}
+		},
+	}
+	for name, change := range changes {
+		ts := base
+		s2 := &snapshot{files: map[string]fileState{}}
+		for k, v := range snap.files {
+			s2.files[k] = v
+		}
+		s2.sort()
+		p2 := append([]Property(nil), plat...)
+		change(&ts, s2, &p2)
+		if key(ts, s2, p2) == k0 {
+			t.Errorf("changing the %s did not change the key", name)
+		}
+	}
+	// No value in plain text.
+	k := makeKey(snap, &base, plat, nil)
+	for _, e := range k.Env {
+		if !strings.HasPrefix(e.Value, "sha256:") {
+			t.Errorf("variable %s enters the key as %q", e.Name, e.Value)
+		}
+	}
+}
+
+func TestCheckPaths(t *testing.T) {
+	d := DigestOf([]byte("x"))
+	out := []string{"dist/**"}
+	tests := []struct {
+		name string
+		r    ActionResult
+		bad  string // "" = accepted
+	}{
+		{"ok", ActionResult{OutputFiles: []OutputFile{{Path: "dist/a.js", Digest: d}}, OutputSymlinks: []OutputSymlink{{Path: "dist/b", Target: "a.js"}}}, ""},
+		{"link to a sibling directory", ActionResult{OutputSymlinks: []OutputSymlink{{Path: "dist/x/b", Target: "../y"}}}, ""},
+		{"dotdot", ActionResult{OutputFiles: []OutputFile{{Path: "dist/../../x", Digest: d}}}, "outside the project"},
+		{"absolute", ActionResult{OutputFiles: []OutputFile{{Path: "/etc/passwd", Digest: d}}}, "outside the project"},
+		{"backslash", ActionResult{OutputFiles: []OutputFile{{Path: `dist\..\..\x`, Digest: d}}}, "outside the project"},
+		{"drive", ActionResult{OutputFiles: []OutputFile{{Path: "C:/x", Digest: d}}}, "outside the project"},
+		{"not an output", ActionResult{OutputFiles: []OutputFile{{Path: "src/index.ts", Digest: d}}}, "outputs do not match"},
+		{"twice", ActionResult{OutputFiles: []OutputFile{{Path: "dist/a", Digest: d}, {Path: "dist/a", Digest: d}}}, "twice"},
+		{"file below a file", ActionResult{OutputFiles: []OutputFile{{Path: "dist/a", Digest: d}, {Path: "dist/a/b", Digest: d}}}, "below"},
+		{"link escaping", ActionResult{OutputSymlinks: []OutputSymlink{{Path: "dist/x", Target: "../../../etc"}}}, "points outside"},
+		{"absolute link", ActionResult{OutputSymlinks: []OutputSymlink{{Path: "dist/x", Target: "/etc/passwd"}}}, "points outside"},
+	}
+	for _, tt := range tests {
+		err := checkPaths(out, &tt.r)
+		switch {
+		case tt.bad == "" && err != nil:
+			t.Errorf("%s: refused: %v", tt.name, err)
+		case tt.bad != "" && (err == nil || !strings.Contains(err.Error(), tt.bad)):
+			t.Errorf("%s: error %v, want one saying %q", tt.name, err, tt.bad)
+		}
+	}
+}
+
+// TestRestoreOutputs restores over a project that holds stale and
+// conflicting files, and checks modes and that setuid bits never come back.
+func TestRestoreOutputs(t *testing.T) {
+	st, _ := OpenStore(t.TempDir())
+	dir := t.TempDir()
+	a, _ := st.PutBytes([]byte("A"))
+	b, _ := st.PutBytes([]byte("#!/bin/sh\n"))
+	r := &ActionResult{OutputFiles: []OutputFile{
+		{Path: "dist/a.txt", Digest: a, Mode: 0o640},
+		{Path: "dist/bin/run", Digest: b, Executable: true, Mode: 0o4755},
+	}}
+	os.MkdirAll(filepath.Join(dir, "dist/old"), 0o755)
+	os.WriteFile(filepath.Join(dir, "dist/old/stale.js"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("not an output"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "dist/a.txt"), 0o755) // a directory where a file goes
+	if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "dist/a.txt"))
+	if string(got) != "A" {
+		t.Errorf("dist/a.txt = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dist/old/stale.js")); err == nil {
+		t.Error("a stale output survived")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err != nil {
+		t.Error("a file outside the outputs was removed")
+	}
+	if runtime.GOOS != "windows" {
+		for p, want := range map[string]os.FileMode{"dist/a.txt": 0o640, "dist/bin/run": 0o755} {
+			fi, err := os.Stat(filepath.Join(dir, p))
+			if err != nil || fi.Mode()&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != want {
+				t.Errorf("%s: mode %v, %v; want %v", p, fi.Mode(), err, want)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "dist"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".vx-restore-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+
+	// A damaged blob: nothing of the project changes.
+	os.WriteFile(st.BlobPath(b), []byte("#!/bin/sx\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "dist/a.txt"), []byte("edited"), 0o644)
+	err := restoreOutputs(st, []string{"dist/**"}, r, dir)
+	var be *blobError
+	if !errors.As(err, &be) || be.d != b {
+		t.Fatalf("restore with a damaged blob: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "dist/a.txt")); string(got) != "edited" {
+		t.Errorf("a failed restore changed dist/a.txt to %q", got)
+	}
+}
+
+// TestRestoreRefusesSymlinkedParent: a restore never writes through a
+// symbolic link in the project (it could lead anywhere).
+func TestRestoreRefusesSymlinkedParent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a privilege on Windows")
+	}
+	st, _ := OpenStore(t.TempDir())
+	dir, outside := t.TempDir(), t.TempDir()
+	os.Symlink(outside, filepath.Join(dir, "dist"))
+	a, _ := st.PutBytes([]byte("A"))
+	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/a.txt", Digest: a}}}
+	if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("restore through a symlinked dist/: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "a.txt")); err == nil {
+		t.Error("the restore wrote outside the project")
+	}
+}
+
+func TestPrune(t *testing.T) {
+	st, _ := OpenStore(t.TempDir())
+	old := time.Now().Add(-48 * time.Hour)
+	put := func(name string, size int, used time.Time) Digest {
+		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), size))
+		os.Chtimes(st.BlobPath(blob), old, old)
+		action := DigestOf([]byte("action " + name))
+		st.UpdateActionResult(action, (&ActionResult{OutputFiles: []OutputFile{{Path: "f", Digest: blob}}}).Marshal())
+		p := st.acPath(action)
+		os.Chtimes(p, used, used)
+		return blob
+	}
+	now := time.Now()
+	aBlob := put("a", 1000, now.Add(-3*time.Hour))
+	bBlob := put("b", 1000, now.Add(-2*time.Hour))
+	cBlob := put("c", 1000, now.Add(-1*time.Hour))
+	orphan, _ := st.PutBytes([]byte("orphan"))
+	os.Chtimes(st.BlobPath(orphan), old, old)
+	young, _ := st.PutBytes([]byte("young, maybe a concurrent run's"))
+
+	res, err := st.Prune(PruneOptions{MaxSize: 2500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RemovedEntries != 1 || res.Entries != 2 {
+		t.Errorf("Prune = %+v, want 1 entry removed and 2 left", res)
+	}
+	for d, want := range map[Digest]bool{aBlob: false, bBlob: true, cBlob: true, orphan: false, young: true} {
+		if st.HasBlob(d) != want {
+			t.Errorf("blob %s present = %v, want %v", short(d), !want, want)
+		}
+	}
+	res, _ = st.Prune(PruneOptions{MaxAge: 90 * time.Minute})
+	if res.Entries != 1 {
+		t.Errorf("Prune by age left %d entries, want 1", res.Entries)
+	}
+}
+
+// fakeRemote is an in-memory Remote.
+type fakeRemote struct {
+	mu      sync.Mutex
+	ac      map[string][]byte
+	cas     map[string][]byte
+	gets    int
+	updates int
+}
+
+func newFakeRemote() *fakeRemote {
+	return &fakeRemote{ac: map[string][]byte{}, cas: map[string][]byte{}}
+}
+
+func (f *fakeRemote) GetActionResult(ctx context.Context, a Digest) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gets++
+	if r, ok := f.ac[a.Hash]; ok {
+		return r, nil
+	}
+	return nil, ErrNotFound
+}
+func (f *fakeRemote) UpdateActionResult(ctx context.Context, a Digest, r []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.updates++
+	f.ac[a.Hash] = r
+	return nil
+}
+func (f *fakeRemote) FindMissingBlobs(ctx context.Context, ds []Digest) ([]Digest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Digest
+	for _, d := range ds {
+		if _, ok := f.cas[d.Hash]; !ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+func (f *fakeRemote) UploadBlobs(ctx context.Context, bs []BlobSource) error {
+	for _, b := range bs {
+		data, err := os.ReadFile(b.Path)
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		f.cas[b.Digest.Hash] = data
+		f.mu.Unlock()
+	}
+	return nil
+}
+func (f *fakeRemote) ReadBlob(ctx context.Context, d Digest, w io.Writer) error {
+	f.mu.Lock()
+	data, ok := f.cas[d.Hash]
+	f.mu.Unlock()
+	if !ok {
+		return ErrNotFound
+	}
+	_, err := w.Write(data)
+	return err
+}
+func (f *fakeRemote) Close() error { return nil }
+
+// TestRemoteOrder: local first, then the remote; a remote hit is written
+// locally (the next run does not ask the remote); what a run stores is
+// uploaded with every blob it names.
+func TestRemoteOrder(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "p/dist"), 0o755)
+	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	remote := newFakeRemote()
+	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
+	open := func(store string) *Cache {
+		c, err := New(Options{Dir: store, Root: root, Read: true, Write: true, Remote: remote, RemoteWrite: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	// Machine 1 builds and uploads.
+	c1 := open(t.TempDir())
+	k, err := c1.Key(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c1.Lookup(k); ok {
+		t.Fatal("hit in empty caches")
+	}
+	cp, _ := c1.NewCapture()
+	cp.Stdout.WriteString("built\n")
+	os.WriteFile(filepath.Join(root, "p/dist/out.js"), []byte("out"), 0o644)
+	c1.Save(k, cp, filepath.Join(root, "p"))
+	c1.Close()
+	if remote.updates != 1 || len(remote.cas) < 5 {
+		t.Fatalf("upload: %d results, %d blobs; want 1 and the outputs, logs, Action, Command and input list", remote.updates, len(remote.cas))
+	}
+
+	// Machine 2, empty local store: a remote hit, restored and kept.
+	os.RemoveAll(filepath.Join(root, "p/dist"))
+	store2 := t.TempDir()
+	c2 := open(store2)
+	k2, _ := c2.Key(spec)
+	h, ok := c2.Lookup(k2)
+	if !ok || !h.Remote {
+		t.Fatalf("Lookup on machine 2: hit=%v", ok)
+	}
+	var out bytes.Buffer
+	if err := c2.Restore(h, filepath.Join(root, "p"), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	c2.Close()
+	if got, _ := os.ReadFile(filepath.Join(root, "p/dist/out.js")); string(got) != "out" || out.String() != "built\n" {
+		t.Errorf("restored %q and logs %q", got, out.String())
+	}
+	gets := remote.gets
+	c3 := open(store2)
+	k3, _ := c3.Key(spec)
+	if h, ok := c3.Lookup(k3); !ok || h.Remote || remote.gets != gets {
+		t.Errorf("second lookup on machine 2: hit=%v remote=%v, remote asked %d more times; want a local hit", ok, h != nil && h.Remote, remote.gets-gets)
+	}
+	c3.Close()
+}
