@@ -24,6 +24,7 @@ type Node struct {
 	// "cache": false nor persistent. A script without an entry is never
 	// cached.
 	Cacheable bool
+	Why       string // a target chosen by a filter or --affected: why ("changed: src/a.ts", "depends on ui")
 
 	index int // position in Graph.Nodes
 }
@@ -36,13 +37,30 @@ type Graph struct {
 	// the root's own script of the same name was left out, and how to run
 	// it. One line each, without "vx:".
 	Notes []string
+	// Base is, with --affected, the commit compared with, as shown to the
+	// user: "main (merge-base 1a2b3c4d5e6f)".
+	Base string
 }
 
 // Selection says which tasks a `vx run` asks for.
 type Selection struct {
 	Tasks   []string // script names, in the order given
-	Filters []string // --filter values: a project name, a glob on names, or a ./path
+	Filters []string // --filter values, in pnpm's selector grammar (docs/cli.md)
 	Dir     string   // the absolute directory vx was started in
+	// Affected keeps only the projects changed since Base, and their
+	// dependents (--affected).
+	Affected bool
+	// Base is the git ref --affected compares with: the merge-base of HEAD
+	// and Base. "" = the first of origin/HEAD, main, master, origin/main,
+	// origin/master that exists.
+	Base string
+	// Git runs git for [ref] filters and --affected; nil = no git.
+	Git Git
+	// GOOS selects the path rules of directory filters ("windows": case
+	// does not matter); "" = not Windows.
+	GOOS string
+	// RealPath resolves symbolic links; nil = filepath.EvalSymlinks.
+	RealPath func(string) (string, error)
 }
 
 // Plan selects the tasks and closes them over dependsOn.
@@ -54,13 +72,16 @@ type Selection struct {
 // project but the root, unless the root is the only project or it is the
 // only project that has the script (a root-only "test", as in vue or jest):
 // then the root's task runs; when the root and others both have it, the
-// others' run and Graph.Notes says how to run the root's. Filters select
-// projects by name, by a glob on names (* and ?), or by directory (./path
-// or ../path, relative to Dir: the project there and every project below
-// it); the root takes part only when a filter selects it.
+// others' run and Graph.Notes says how to run the root's. Filters follow
+// pnpm's selector grammar (see selectProjects and docs/cli.md); the root
+// takes part only when a filter selects it. With Affected, only the
+// selected projects that changed since the base, or depend on one that
+// did, remain.
 //
 // Of the selected projects, those without the script are skipped; when no
-// selected project has it the plan is an error. dependsOn entries: "^name"
+// selected project has it the plan is an error, unless git changes decided
+// the selection ([ref] or Affected): then the plan is empty, as it is when
+// the filters leave no project at all. dependsOn entries: "^name"
 // is task name of every workspace dependency of the project, "name" another
 // task of the same project, "project#name" that exact task. A "^name"
 // dependency on a project without the script is satisfied through that
@@ -77,6 +98,7 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 	}
 	p := &planner{ws: ws, cfg: cfg, nodes: map[string]*Node{}, state: map[*Node]int{}}
 	var projects []*workspace.Project
+	var picked selection
 	var notes []string
 	selected := false
 	for _, task := range sel.Tasks {
@@ -95,10 +117,10 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 		}
 		if !selected {
 			var err error
-			if projects, err = selectProjects(ws, sel); err != nil {
+			if picked, err = selectProjects(ws, sel); err != nil {
 				return nil, err
 			}
-			selected = true
+			projects, selected = picked.projects, true
 		}
 		found := false
 		for _, proj := range projects {
@@ -111,8 +133,11 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 				return nil, err
 			}
 			n.Target = true
+			if why, ok := picked.why[proj]; ok && n.Why == "" {
+				n.Why = why
+			}
 		}
-		if root := rootProject(ws); root != nil && len(sel.Filters) == 0 && (ws.Current == nil || ws.Current.IsRoot) && len(ws.Projects) > 1 {
+		if root := rootProject(ws); root != nil && len(sel.Filters) == 0 && !sel.Affected && (ws.Current == nil || ws.Current.IsRoot) && len(ws.Projects) > 1 {
 			if _, ok := root.Scripts[task]; ok {
 				if found {
 					notes = append(notes, fmt.Sprintf("the root's own %q script is not run because other projects have one; vx run %s#%s runs it", task, RootID, task))
@@ -127,11 +152,11 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 				}
 			}
 		}
-		if !found {
+		if !found && !picked.fromChanges && len(projects) > 0 {
 			return nil, missingScriptError(projects, task)
 		}
 	}
-	return &Graph{Nodes: p.order, Notes: notes}, nil
+	return &Graph{Nodes: p.order, Notes: notes, Base: picked.base}, nil
 }
 
 // RootID is the task id prefix that always names the workspace root's

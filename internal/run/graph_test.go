@@ -139,8 +139,8 @@ func TestPlan(t *testing.T) {
 			want: []string{"b#build"},
 		},
 		{
-			name: "filter by parent path selects all below",
-			sel:  Selection{Tasks: []string{"test"}, Filters: []string{"../packages"}, Dir: filepath.FromSlash("/ws/x")},
+			name: "filter by a glob on paths, relative to the start directory",
+			sel:  Selection{Tasks: []string{"test"}, Filters: []string{"../packages/*"}, Dir: filepath.FromSlash("/ws/x")},
 			want: []string{"a#test", "b#test", "d#test"},
 		},
 		{

@@ -6,5 +6,6 @@ import "github.com/vxrun/vx/workspace"
 // workspace order, by the rules of [Plan]; sel.Tasks is not looked at.
 // `vx run` without a task lists their scripts, and completion offers them.
 func Projects(ws *workspace.Workspace, sel Selection) ([]*workspace.Project, error) {
-	return selectProjects(ws, sel)
+	s, err := selectProjects(ws, sel)
+	return s.projects, err
 }

@@ -1,0 +1,252 @@
+package run
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	osexec "os/exec"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/workspace"
+)
+
+// This file finds the projects changed since a git commit, for the [ref]
+// filters and --affected: one implementation serves both.
+
+// Git runs git with args in dir and returns its standard output. A failure
+// is an error that holds git's own message (its standard error).
+type Git func(dir string, args ...string) ([]byte, error)
+
+// ErrNoGit is returned (wrapped) when git cannot be found.
+var ErrNoGit = errors.New("git is not installed or not on PATH")
+
+// NewGit returns a Git that starts the git program found on environ's PATH,
+// with environ as its environment plus GIT_OPTIONAL_LOCKS=0, so that the
+// status vx reads never takes the index lock a concurrent git command
+// needs.
+func NewGit(environ []string) Git {
+	return func(dir string, args ...string) ([]byte, error) {
+		prog, err := exec.LookPath("git", environ)
+		if err != nil {
+			return nil, fmt.Errorf("%w (%v)", ErrNoGit, err)
+		}
+		cmd := osexec.Command(prog, args...)
+		cmd.Dir = dir
+		cmd.Env = append(append([]string{}, environ...), "GIT_OPTIONAL_LOCKS=0")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			msg := strings.TrimSpace(stderr.String())
+			if i := strings.IndexByte(msg, '\n'); i >= 0 {
+				msg = msg[:i]
+			}
+			if msg == "" {
+				msg = err.Error()
+			}
+			return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		}
+		return stdout.Bytes(), nil
+	}
+}
+
+// globalFiles are the files at the workspace root whose change affects
+// every project: the root manifest, the lockfiles, the pnpm workspace file
+// (it holds catalogs and overrides) and vx's own config.
+var globalFiles = map[string]bool{
+	"package.json":        true,
+	"pnpm-lock.yaml":      true,
+	"package-lock.json":   true,
+	"npm-shrinkwrap.json": true,
+	"yarn.lock":           true,
+	"bun.lock":            true,
+	"bun.lockb":           true,
+	"pnpm-workspace.yaml": true,
+	"vx.json":             true,
+}
+
+// changes are the files that differ between a commit and the working tree
+// (committed since, staged, unstaged and untracked), slash-separated and
+// relative to the workspace root, attributed to the project whose
+// directory is nearest above each.
+type changes struct {
+	byProject map[*workspace.Project][]string
+	global    []string // globalFiles that changed
+}
+
+// of returns the changed files of p, relative to its directory, and the
+// changed global files (which every project has), keeping only files for
+// which keep is true (nil keeps all).
+func (c *changes) of(p *workspace.Project, keep func(rel string) bool) []string {
+	var out []string
+	for _, f := range c.byProject[p] {
+		if keep == nil || keep(f) {
+			if !p.IsRoot {
+				f = strings.TrimPrefix(f, p.RelDir+"/")
+			}
+			out = append(out, f)
+		}
+	}
+	for _, f := range c.global {
+		if (keep == nil || keep(f)) && !(p.IsRoot && contains(c.byProject[p], f)) {
+			out = append(out, f+" (workspace root)")
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// attribute builds the changes from a list of root-relative files.
+func attribute(ws *workspace.Workspace, files []string) *changes {
+	c := &changes{byProject: map[*workspace.Project][]string{}}
+	byDir := make(map[string]*workspace.Project, len(ws.Projects))
+	for _, p := range ws.Projects {
+		byDir[p.RelDir] = p
+	}
+	sort.Strings(files)
+	for i, f := range files {
+		if i > 0 && f == files[i-1] {
+			continue
+		}
+		if globalFiles[f] {
+			c.global = append(c.global, f)
+		}
+		for d := path.Dir(f); ; d = path.Dir(d) {
+			if p := byDir[d]; p != nil {
+				c.byProject[p] = append(c.byProject[p], f)
+				break
+			}
+			if d == "." {
+				break // the root is no project (a pnpm root without package.json)
+			}
+		}
+	}
+	return c
+}
+
+// gitRun runs git at the workspace root, having checked once that the
+// root is in a git work tree.
+func (f *filterer) gitRun(args ...string) ([]byte, error) {
+	if f.sel.Git == nil {
+		return nil, fmt.Errorf("%w", ErrNoGit)
+	}
+	if !f.inGit {
+		if _, err := f.sel.Git(f.ws.Root, "rev-parse", "--is-inside-work-tree"); err != nil {
+			if errors.Is(err, ErrNoGit) {
+				return nil, fmt.Errorf("[ref] filters and --affected run git: %w", err)
+			}
+			return nil, fmt.Errorf("[ref] filters and --affected compare git commits, and %q is not in a git work tree (%v)", f.ws.Root, err)
+		}
+		f.inGit = true
+	}
+	return f.sel.Git(f.ws.Root, args...)
+}
+
+// commit resolves ref to a commit id; ok is false when there is no such
+// commit.
+func (f *filterer) commit(ref string) (string, bool, error) {
+	out, err := f.gitRun("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		if !f.inGit {
+			return "", false, err
+		}
+		return "", false, nil
+	}
+	return strings.TrimSpace(string(out)), true, nil
+}
+
+// changedSince returns what changed between the commit ref names and the
+// working tree, computed once per ref.
+func (f *filterer) changedSince(ref string) (*changes, error) {
+	if c := f.changes[ref]; c != nil {
+		return c, nil
+	}
+	if strings.HasPrefix(ref, "-") {
+		return nil, fmt.Errorf("git ref %q cannot start with \"-\"", ref)
+	}
+	sha, ok, err := f.commit(ref)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("git knows no commit %q; fetch it (in CI: a deeper clone) or name another", ref)
+	}
+	diff, err := f.gitRun("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--relative", sha, "--")
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the files changed since %q: %w", ref, err)
+	}
+	untracked, err := f.gitRun("ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the untracked files: %w", err)
+	}
+	var files []string
+	for _, b := range [][]byte{diff, untracked} {
+		for _, name := range strings.Split(string(b), "\x00") {
+			if name != "" {
+				files = append(files, name)
+			}
+		}
+	}
+	c := attribute(f.ws, files)
+	f.changes[ref] = c
+	return c, nil
+}
+
+// base is what --affected compares the working tree with.
+type base struct {
+	ref  string // the commit id
+	show string // for messages: "main (merge-base 1a2b3c4d5e6f)"
+}
+
+// defaultBases are tried in order when neither --base nor VX_BASE is set.
+var defaultBases = []string{"origin/HEAD", "main", "master", "origin/main", "origin/master"}
+
+// affectedBase finds the merge-base of HEAD with Selection.Base or, when it
+// is empty, with the first of defaultBases that exists.
+func (f *filterer) affectedBase() (base, error) {
+	if _, ok, err := f.commit("HEAD"); err != nil {
+		return base{}, err
+	} else if !ok {
+		return base{}, errors.New("--affected compares with an earlier commit, and this repository has no commit yet")
+	}
+	cands := defaultBases
+	if f.sel.Base != "" {
+		cands = []string{f.sel.Base}
+	}
+	for _, c := range cands {
+		if strings.HasPrefix(c, "-") {
+			return base{}, fmt.Errorf("--base %q: a git ref cannot start with \"-\"", c)
+		}
+		sha, ok, err := f.commit(c)
+		if err != nil {
+			return base{}, err
+		}
+		if !ok {
+			if f.sel.Base != "" {
+				return base{}, fmt.Errorf("--affected: git knows no commit %q (from --base or VX_BASE); fetch it (in CI: git fetch origin %s) or name another", c, c)
+			}
+			continue
+		}
+		out, err := f.gitRun("merge-base", "HEAD", sha)
+		if err != nil {
+			return base{}, fmt.Errorf("--affected: HEAD and %q have no common commit; in a shallow clone fetch the history (git fetch --unshallow, or fetch-depth: 0 with actions/checkout) (%v)", c, err)
+		}
+		mb := strings.TrimSpace(string(out))
+		short := mb
+		if len(short) > 12 {
+			short = short[:12]
+		}
+		return base{ref: mb, show: fmt.Sprintf("%s (merge-base %s)", c, short)}, nil
+	}
+	return base{}, fmt.Errorf("--affected found no commit to compare with (none of %s exists); pass --base <ref> or set VX_BASE", strings.Join(defaultBases, ", "))
+}

@@ -1,0 +1,56 @@
+// node oracle.js PNPM...: writes pnpm.txt, the projects each pnpm selects
+// for the rows of filters.txt, in the workspace ws/ after scenario.sh.
+//
+//   npm i --prefix /tmp/p12 pnpm@12 && npm i --prefix /tmp/p10 pnpm@10
+//   node oracle.js /tmp/p12/node_modules/.bin/pnpm /tmp/p10/node_modules/.bin/pnpm
+//
+// The first pnpm given is the reference (TestFilterAgainstPnpm compares vx
+// with it); each other pnpm gets a column with its answer where it differs,
+// "=" where it agrees. An answer is what `pnpm ls -r --depth -1 --json
+// --filter ...` lists when run in the row's directory, as project
+// directories relative to the root ("-": none). `pnpm run` and `pnpm exec`
+// add --filter '!{<root>}' when every filter starts with "!" (they leave
+// the root out then; pnpm ls does not); this script does the same for such
+// rows, so the table holds the projects `pnpm run` would run in.
+"use strict";
+const { spawnSync, execFileSync } = require("child_process");
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+
+const pnpms = process.argv.slice(2);
+if (pnpms.length === 0) {
+  console.error("usage: node oracle.js PNPM...");
+  process.exit(2);
+}
+const here = __dirname;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vx-oracle-"));
+try {
+  fs.cpSync(path.join(here, "ws"), path.join(tmp, "ws"), { recursive: true });
+  execFileSync("sh", [path.join(here, "scenario.sh"), path.join(tmp, "ws")], { stdio: "inherit" });
+  const root = fs.realpathSync(path.join(tmp, "ws"));
+  const versions = pnpms.map((p) => "pnpm " + execFileSync(p, ["--version"]).toString().trim());
+  const lines = ["# cwd\tfilters\t" + versions.join("\t")];
+  for (const line of fs.readFileSync(path.join(here, "filters.txt"), "utf8").split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const [cwd, filters] = line.split("\t");
+    const dir = path.join(root, cwd);
+    const args = ["ls", "-r", "--depth", "-1", "--json"];
+    for (const f of filters.split(" ")) args.push("--filter", f);
+    if (filters.split(" ").every((f) => f.startsWith("!"))) {
+      args.push("--filter", "!{" + (path.relative(dir, root) || ".") + "}");
+    }
+    const answers = pnpms.map((p) => {
+      const r = spawnSync(p, args, { cwd: dir, encoding: "utf8" });
+      let list;
+      try { list = JSON.parse(r.stdout); } catch (e) { return "error"; }
+      if (!Array.isArray(list)) return "error";
+      const rels = list.map((x) => path.relative(root, x.path).split(path.sep).join("/") || ".").sort();
+      return rels.length ? rels.join(" ") : "-";
+    });
+    lines.push([cwd, filters, answers[0], ...answers.slice(1).map((a) => (a === answers[0] ? "=" : a))].join("\t"));
+  }
+  fs.writeFileSync(path.join(here, "pnpm.txt"), lines.join("\n") + "\n");
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
