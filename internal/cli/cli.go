@@ -256,9 +256,11 @@ func load(p *Process) (*workspace.Workspace, *config.Config, error) {
 var runCmd = &command{
 	name:    "run",
 	summary: "run tasks (package.json scripts) with their dependencies",
-	usage:   "vx run <task>... [--filter <project>]... [--concurrency N] [--continue] [--dry-run[=json]] [-- <args>]",
+	usage:   "vx run <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--continue] [--dry-run[=json]] [-- <args>]",
 	flags: []flagSpec{
-		{name: "filter", kind: listFlag, arg: "<project>", usage: "run in the projects named, matched by a glob on names (* ?), or under ./path (repeatable)"},
+		{name: "filter", kind: listFlag, arg: "<selector>", usage: "select projects as pnpm does: name, glob, ./dir, {dir}, name..., ...name, ^, !sel, [git-ref] (repeatable)"},
+		{name: "affected", kind: boolFlag, usage: "only the projects with files changed since the base (git), and their dependents"},
+		{name: "base", kind: stringFlag, arg: "<ref>", usage: "what --affected compares with (default: $VX_BASE, else origin/HEAD, main, master)"},
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
@@ -295,6 +297,16 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if dry && dryFormat != "" && dryFormat != "json" {
 		return ExitUsage, usagef("--dry-run takes no value or =json, not %q", dryFormat)
 	}
+	base := a.str("base")
+	if a.set["base"] && !a.set["affected"] {
+		return ExitUsage, usagef("--base names what --affected compares with; add --affected")
+	}
+	if a.set["base"] && base == "" {
+		return ExitUsage, usagef("--base needs a git ref, e.g. --base origin/main")
+	}
+	if base == "" {
+		base = run.EnvBase(p.Environ, p.GOOS)
+	}
 	if len(a.pos) == 0 {
 		ws, err := workspace.Discover(p.Dir)
 		if err != nil {
@@ -311,7 +323,8 @@ func runRun(p *Process, a *parsed) (int, error) {
 			return ExitUsage, err
 		}
 	}
-	g, err := run.Plan(ws, cfg, run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir})
+	g, err := run.Plan(ws, cfg, run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir,
+		Affected: a.set["affected"], Base: base, Git: run.NewGit(p.Environ), GOOS: p.GOOS})
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -321,6 +334,20 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if dry && a.set["summary"] {
 		return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
 	}
+	if g.Base != "" {
+		fmt.Fprintf(p.Stderr, "vx: --affected: compared with %s\n", g.Base)
+	}
+	if len(g.Nodes) == 0 {
+		which := "selected"
+		if g.Base != "" {
+			which = "affected"
+		}
+		fmt.Fprintf(p.Stderr, "vx: nothing to run: no %s project has %s\n", which, strings.Join(a.pos, " or "))
+		if dry && dryFormat == "json" {
+			return ExitOK, printPlan(p.Stdout, nil, g.Notes, nil, g.Base, true)
+		}
+		return ExitOK, nil
+	}
 	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	rc, err := remoteConfig(p, a, cfg)
 	if err != nil {
@@ -329,7 +356,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 	tc := openCache(p, a, ws, g, envOf, !dry, rc)
 	if dry {
 		w := bufio.NewWriter(p.Stdout)
-		err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, dryFormat == "json")
+		err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, dryFormat == "json")
 		if tc != nil {
 			tc.C.CloseReadOnly()
 		}
@@ -401,14 +428,17 @@ type planTask struct {
 	// Cache is the task's cache key and whether the store has it; absent
 	// when the task is not cached.
 	Cache *planCache `json:"cache,omitempty"`
+	// Why a target task's project was selected, when a filter or
+	// --affected chose it: "changed: src/a.ts", "depends on ui".
+	Why string `json:"why,omitempty"`
 }
 
-func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache, asJSON bool) error {
+func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache, base string, asJSON bool) error {
 	tasks := make([]planTask, 0, len(steps))
 	for _, s := range steps {
 		n := s.Node
 		t := planTask{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
-			Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}, Persistent: n.Config.Persistent}
+			Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}, Persistent: n.Config.Persistent, Why: n.Why}
 		for _, d := range n.Deps {
 			t.DependsOn = append(t.DependsOn, d.ID)
 		}
@@ -425,9 +455,10 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 	}
 	if asJSON {
 		return writeJSON(w, struct {
+			Base  string     `json:"base,omitempty"` // with --affected: the commit compared with
 			Tasks []planTask `json:"tasks"`
 			Notes []string   `json:"notes"`
-		}{tasks, append([]string{}, notes...)})
+		}{base, tasks, append([]string{}, notes...)})
 	}
 	for _, note := range notes {
 		fmt.Fprintf(w, "note: %s\n", note)
@@ -441,6 +472,9 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 	}
 	for i, t := range tasks {
 		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s\n", i+1, quote.Name(t.ID), quote.Name(t.Dir), quote.Name(t.Command))
+		if t.Why != "" {
+			fmt.Fprintf(w, "   why:     %s\n", t.Why)
+		}
 		if t.Persistent {
 			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
 		}

@@ -46,7 +46,7 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"build", "-h"},
 			want: result{Set: map[string]bool{}, Vals: map[string][]string{}, Pos: []string{"build"}, Help: true},
 		},
-		{name: "missing value", args: []string{"build", "--filter"}, wantErr: "--filter needs a value: --filter <project>"},
+		{name: "missing value", args: []string{"build", "--filter"}, wantErr: "--filter needs a value: --filter <selector>"},
 		{name: "typo", args: []string{"--concurency", "2"}, wantErr: `unknown flag "--concurency"; did you mean --concurrency? (vx help run lists the flags)`},
 		{name: "single dash long flag", args: []string{"-filter", "x"}, wantErr: `unknown flag "-filter"; did you mean --filter? (vx help run lists the flags)`},
 		{name: "unknown", args: []string{"--parallel"}, wantErr: `unknown flag "--parallel"; vx help run lists the flags`},

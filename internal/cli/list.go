@@ -16,7 +16,7 @@ import (
 // their commands. At the root of a workspace of several projects the
 // root's own scripts come last, with the --filter that runs them.
 func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, error) {
-	projects, err := run.Projects(ws, run.Selection{Filters: filters, Dir: p.Dir})
+	projects, err := run.Projects(ws, run.Selection{Filters: filters, Dir: p.Dir, GOOS: p.GOOS, Git: run.NewGit(p.Environ)})
 	if err != nil {
 		return ExitUsage, err
 	}

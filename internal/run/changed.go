@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -78,7 +79,7 @@ type changes struct {
 
 // of returns the changed files of p, relative to its directory, and the
 // changed global files (which every project has), keeping only files for
-// which keep is true (nil keeps all).
+// which keep is true (nil keeps all); quoted for a message where needed.
 func (c *changes) of(p *workspace.Project, keep func(rel string) bool) []string {
 	var out []string
 	for _, f := range c.byProject[p] {
@@ -86,12 +87,12 @@ func (c *changes) of(p *workspace.Project, keep func(rel string) bool) []string 
 			if !p.IsRoot {
 				f = strings.TrimPrefix(f, p.RelDir+"/")
 			}
-			out = append(out, f)
+			out = append(out, quote.Name(f))
 		}
 	}
 	for _, f := range c.global {
 		if (keep == nil || keep(f)) && !(p.IsRoot && contains(c.byProject[p], f)) {
-			out = append(out, f+" (workspace root)")
+			out = append(out, quote.Name(f)+" (workspace root)")
 		}
 	}
 	return out
@@ -143,9 +144,12 @@ func (f *filterer) gitRun(args ...string) ([]byte, error) {
 	if !f.inGit {
 		if _, err := f.sel.Git(f.ws.Root, "rev-parse", "--is-inside-work-tree"); err != nil {
 			if errors.Is(err, ErrNoGit) {
-				return nil, fmt.Errorf("[ref] filters and --affected run git: %w", err)
+				return nil, fmt.Errorf("%s runs git: %w", f.gitUser(), err)
 			}
-			return nil, fmt.Errorf("[ref] filters and --affected compare git commits, and %q is not in a git work tree (%v)", f.ws.Root, err)
+			if strings.Contains(err.Error(), "not a git repository") {
+				return nil, fmt.Errorf("%s compares with a git commit, and %q is not in a git work tree", f.gitUser(), f.ws.Root)
+			}
+			return nil, fmt.Errorf("%s compares with a git commit, and git cannot read the work tree at %q: %w", f.gitUser(), f.ws.Root, err)
 		}
 		f.inGit = true
 	}
@@ -202,7 +206,27 @@ func (f *filterer) changedSince(ref string) (*changes, error) {
 	return c, nil
 }
 
+// BaseEnv names the variable that gives --affected its base when --base
+// is not on the command line.
+const BaseEnv = "VX_BASE"
+
+// EnvBase returns the value of VX_BASE in environ; "" when unset.
+func EnvBase(environ []string, goos string) string {
+	v, _ := exec.LookupEnv(environ, BaseEnv, goos)
+	return v
+}
+
 // base is what --affected compares the working tree with.
+// gitUser names what asked for git, for messages.
+func (f *filterer) gitUser() string {
+	for _, raw := range f.sel.Filters {
+		if s, err := parseSelector(raw); err == nil && s.ref != "" {
+			return fmt.Sprintf("--filter %q", raw)
+		}
+	}
+	return "--affected"
+}
+
 type base struct {
 	ref  string // the commit id
 	show string // for messages: "main (merge-base 1a2b3c4d5e6f)"

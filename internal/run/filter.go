@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -271,7 +272,7 @@ func (f *filterer) apply(sels []selector) (map[*workspace.Project]bool, error) {
 		}
 		if !s.excludeSelf {
 			for _, p := range entries {
-				f.because(p, "--filter "+quoteArg(s.raw))
+				f.because(p, "--filter "+quote.Name(s.raw))
 			}
 		}
 		if !s.dependencies && !s.dependents {
@@ -321,7 +322,7 @@ func (f *filterer) walk(next []*workspace.Project, walked map[*workspace.Project
 		}
 		for _, d := range edges(p) {
 			if !walked[d] {
-				f.because(d, how+p.Name)
+				f.because(d, how+quote.Name(p.Name))
 			}
 		}
 		f.walk(edges(p), walked, true, how, edges)
@@ -570,14 +571,6 @@ func appendUnique(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
-}
-
-// quoteArg quotes a filter for a message only when it needs it.
-func quoteArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$`*?[]{}!") {
-		return s
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // globMatch matches name against a pattern of literals, * (any run of
