@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	vxexec "github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cli"
 )
 
@@ -112,6 +113,10 @@ func BenchmarkFloorSpawn(b *testing.B) {
 // spawnAll is bench/floor's loop (kept there as a tiny self-contained
 // program).
 func spawnAll(sh, root string, dirs []string, conc int, out *os.File) error {
+	env := vxexec.TaskEnviron(vxexec.EnvOptions{Source: os.Environ()}, vxexec.TaskVars{
+		Workspace: root, ID: "p#noop", Event: "noop", Script: "true",
+		PackageName: "p", PackageVersion: "1.0.0", PackageJSON: filepath.Join(root, "package.json"),
+	})
 	work := make(chan string)
 	errs := make(chan error, len(dirs))
 	var wg sync.WaitGroup
@@ -120,6 +125,7 @@ func spawnAll(sh, root string, dirs []string, conc int, out *os.File) error {
 			for dir := range work {
 				cmd := exec.Command(sh, "-c", "true")
 				cmd.Dir = filepath.Join(root, dir)
+				cmd.Env = append(env[:len(env):len(env)], "PWD="+cmd.Dir)
 				cmd.Stdout, cmd.Stderr = out, out
 				if err := cmd.Run(); err != nil {
 					errs <- fmt.Errorf("%q: %w", dir, err)

@@ -1,9 +1,12 @@
 // Command floor is the "Go floor" of the vx benchmarks: the least a task runner
 // written in Go can do to run one script per project. It spawns the script with
 // `sh -c` in each directory named on the command line, at most -c at a time, and
-// exits. It reads no files, builds no environment (children inherit floor's) and
-// captures no output (children write straight to floor's stdout and stderr), so
-// the gap between floor and `vx run` is what vx spends on everything else.
+// exits. It reads no files and captures no output (children write straight to
+// floor's stdout and stderr). Its children get an environment of the size vx's
+// tasks get (made once, not per child): a child's start costs more the larger
+// its environment, and with floor's whole environment the floor would measure
+// the bench's shell rather than a task runner. The gap between floor and
+// `vx run` is what vx spends on everything else.
 //
 // Usage:
 //
@@ -19,6 +22,8 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+
+	vxexec "github.com/vxrun/vx/exec"
 )
 
 func main() {
@@ -29,6 +34,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "floor: -c must be at least 1")
 		os.Exit(2)
 	}
+	env := taskSizedEnv()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "floor: %v\n", err)
@@ -42,6 +48,7 @@ func main() {
 			for dir := range dirs {
 				cmd := exec.Command(sh, "-c", *script)
 				cmd.Dir = dir
+				cmd.Env = append(env[:len(env):len(env)], "PWD="+dir)
 				cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 				if err := cmd.Run(); err != nil {
 					fmt.Fprintf(os.Stderr, "floor: %q: %v\n", dir, err)
@@ -58,4 +65,14 @@ func main() {
 	if failed.Load() {
 		os.Exit(1)
 	}
+}
+
+// taskSizedEnv returns an environment of the size vx gives a task: built
+// from floor's own by the function vx uses, with the task variables filled
+// in with fixed values, except PWD, which each child adds.
+func taskSizedEnv() []string {
+	return vxexec.TaskEnviron(vxexec.EnvOptions{Source: os.Environ()}, vxexec.TaskVars{
+		Workspace: "/w", ID: "p#noop", Event: "noop", Script: "true",
+		PackageName: "p", PackageVersion: "1.0.0", PackageJSON: "/w/p/package.json",
+	})
 }
