@@ -48,6 +48,46 @@ type Spec struct {
 	// done, between the polite signal and [Process.Kill]; 0 kills at once
 	// after the signal.
 	Grace time.Duration
+	// Shells, when not nil, remembers the files checked while looking for
+	// the shell; a run shares one across its tasks (see [ShellCache]).
+	Shells *ShellCache
+}
+
+// A ShellCache remembers, for each file [Resolve] checked while looking for
+// the shell, whether it may be run, so that a run of many tasks checks each
+// file once instead of once per task. The tasks' PATHs differ only in their
+// first entries (the project's node_modules/.bin), which seldom hold a shell,
+// and each check is a system call: with a cache, a task costs one check
+// instead of one per PATH entry. A shell put in a PATH directory while the
+// run goes on is therefore not seen by later tasks of the run. The lookup of
+// a script's first word (the Windows batch-file decision) is never
+// remembered: a task may install the program another task calls. The zero
+// value is ready to use; it is safe for concurrent use.
+type ShellCache struct {
+	mu      sync.Mutex
+	checked map[string]error // candidate path -> nil (may run) or why not
+}
+
+// lookPath is lookPath for the shell, through the cache when there is one.
+func (c *ShellCache) lookPath(shell string, env []string, goos string, isExec func(string) error) (string, error) {
+	if c == nil {
+		return lookPath(shell, "", env, goos, isExec)
+	}
+	return lookPath(shell, "", env, goos, func(path string) error {
+		c.mu.Lock()
+		err, ok := c.checked[path]
+		c.mu.Unlock()
+		if !ok {
+			err = isExec(path)
+			c.mu.Lock()
+			if c.checked == nil {
+				c.checked = map[string]error{}
+			}
+			c.checked[path] = err
+			c.mu.Unlock()
+		}
+		return err
+	})
 }
 
 // Interrupt is the cause to cancel a [Start] context with (see
@@ -167,7 +207,7 @@ func resolve(spec Spec, goos string, isExec func(string) error) (string, []strin
 			shell = cs
 		}
 	}
-	path, err := lookPath(shell, "", spec.Env, goos, isExec)
+	path, err := spec.Shells.lookPath(shell, spec.Env, goos, isExec)
 	if err != nil {
 		return "", nil, err
 	}
@@ -311,7 +351,9 @@ func (p *Process) output(w io.Writer) (io.Writer, error) {
 // is returned by Wait.
 func (p *Process) copy(w io.Writer, r *os.File) {
 	defer p.copiers.Done()
-	buf := make([]byte, 32<<10)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	var werr error
 	for {
 		n, err := r.Read(buf)
@@ -329,6 +371,10 @@ func (p *Process) copy(w io.Writer, r *os.File) {
 		}
 	}
 }
+
+// copyBufs holds the buffers of copy: a run of many short tasks would
+// otherwise allocate (and zero) 32 KiB per stream per task.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // sameWriter reports whether a and b are the same writer, without
 // panicking on types that cannot be compared.

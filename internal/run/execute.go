@@ -257,8 +257,9 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 
 	blocks := make([]*block, len(g.Nodes)) // grouped output of the running tasks
 
+	shells := &exec.ShellCache{} // files checked for the shell, once per run
 	startTask := func(n *Node) {
-		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace}
+		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace, Shells: shells}
 		if n.Target {
 			spec.Args = opts.Args
 		}

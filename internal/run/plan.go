@@ -21,12 +21,13 @@ type Step struct {
 // environ on goos with args after --.
 func Steps(ws *workspace.Workspace, g *Graph, environ []string, goos string, args []string) []Step {
 	steps := make([]Step, 0, len(g.Nodes))
+	shells := &exec.ShellCache{}
 	for _, n := range g.Nodes {
 		s := Step{Node: n, Args: []string{}, Env: TaskEnv(ws, n, environ, goos)}
 		if n.Target {
 			s.Args = append(s.Args, args...)
 		}
-		_, s.Argv, s.Err = exec.Resolve(exec.Spec{Script: n.Script, Args: s.Args, Dir: n.Project.Dir, Env: s.Env})
+		_, s.Argv, s.Err = exec.Resolve(exec.Spec{Script: n.Script, Args: s.Args, Dir: n.Project.Dir, Env: s.Env, Shells: shells})
 		steps = append(steps, s)
 	}
 	return steps
