@@ -265,7 +265,7 @@ var runCmd = &command{
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after a signal (Ctrl-C, SIGTERM, SIGHUP…), time tasks get before they are killed (default 5s)"},
-		{name: "log-order", kind: stringFlag, arg: "grouped|stream", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
+		{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands) as JSON to the file, or to stdout after the run"},
 	},
 	run: runRun,
