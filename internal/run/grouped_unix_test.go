@@ -13,13 +13,14 @@ import (
 
 func TestExecuteGrouped(t *testing.T) {
 	// a and b print lines apart in time while running together; srv is a
-	// persistent task that prints, waits, prints and ends.
+	// persistent task that prints, waits, prints and ends. Each event is
+	// close to a second from the next, so the order holds on a busy machine.
 	ws := testWorkspace(t, "root::", "srv::dev", "a::build", "b::build")
 	dir := t.TempDir()
 	scripts := map[string]string{
-		"srv#dev":  "echo srv-up; sleep 1; echo srv-down",
-		"a#build":  "echo a1; sleep 0.4; echo a2 >&2; sleep 0.1; echo a3",
-		"b#build":  "echo b1; sleep 0.2; echo b2; exit 1",
+		"srv#dev":  "echo srv-up; sleep 2.5; echo srv-down",
+		"a#build":  "echo a1; sleep 1; echo a2 >&2; sleep 0.2; echo a3",
+		"b#build":  "echo b1; sleep 0.3; echo b2; exit 1",
 		"root#dev": "true",
 	}
 	for _, p := range ws.Projects {
