@@ -149,7 +149,7 @@ func TestExecuteStallWarning(t *testing.T) {
 func TestExecuteNoStallWarningWhileSlotsTurnOver(t *testing.T) {
 	// Tasks that wait but keep getting slots, each within the delay: no
 	// warning. With the warning off: none either.
-	for _, stall := range []time.Duration{400 * time.Millisecond, -1} {
+	for _, stall := range []time.Duration{2 * time.Second, -1} {
 		g, _ := logWorkspace(t, "root::", "a::build", "b::build", "c::build", "d::build")
 		_, stderr := execute(t, g, Options{Concurrency: 1, StallWarning: stall})
 		if strings.Contains(stderr, "for a slot") {
