@@ -242,12 +242,16 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 		if w := remoteWarnings(r.stderr); len(w) != 0 {
 			t.Errorf("warnings: %q", w)
 		}
-		// Now in B's local store: no remote needed.
+		// Now in B's local store: no remote needed, and the helper is not
+		// even started (a missing one would warn).
 		os.RemoveAll(filepath.Join(b.root, "packages", "a", "dist"))
-		r = b.vx(nil, "run", "build")
+		r = b.vx(append(remoteEnv, "VX_REMOTE_HELPER="+filepath.Join(t.TempDir(), "missing")), "run", "build")
 		mustOK(t, r)
 		if !strings.Contains(r.stderr, "2 cached, 0 ran") || takeRuns(t, runs) != nil {
 			t.Errorf("a remote hit was not written to the local store: %s", r.stderr)
+		}
+		if w := remoteWarnings(r.stderr); len(w) != 0 {
+			t.Errorf("a run of local hits started the helper: %q", w)
 		}
 	})
 

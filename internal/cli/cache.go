@@ -69,17 +69,17 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		Warn:    p.Stderr,
 		GOOS:    p.GOOS,
 	}
-	var client *remote.Client
 	if rc != nil && (o.Read || (write && rc.Write)) {
-		if client = startRemote(p, rc); client != nil {
-			o.Remote, o.RemoteWrite = client, write && rc.Write
-		}
+		// The helper starts on the first remote call: a run whose tasks
+		// all hit the local store never starts it.
+		o.Remote = remote.NewLazy(func() (*remote.Client, error) { return startRemote(p, rc) })
+		o.RemoteWrite = write && rc.Write
 	}
 	c, err := cache.New(o)
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "vx: the task cache is off for this run: %v\n", err)
-		if client != nil {
-			client.Close()
+		if o.Remote != nil {
+			o.Remote.Close()
 		}
 		return nil
 	}

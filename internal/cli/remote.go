@@ -97,8 +97,9 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 }
 
 // startRemote starts the vx-remote helper for rc. A helper that cannot be
-// found or started is one warning: the run goes on with the local cache.
-func startRemote(p *Process, rc *remote.Config) *remote.Client {
+// found or started is one warning (and an error for the caller): the run
+// goes on with the local cache.
+func startRemote(p *Process, rc *remote.Config) (*remote.Client, error) {
 	exe := p.Executable
 	if exe == "" {
 		exe, _ = os.Executable()
@@ -109,14 +110,14 @@ func startRemote(p *Process, rc *remote.Config) *remote.Client {
 	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
 	if err != nil {
 		warn(fmt.Sprintf("%v; continuing without the remote cache", strings.TrimPrefix(err.Error(), "remote: ")))
-		return nil
+		return nil, err
 	}
 	c, err := remote.Start(*rc, helper, helperEnv(p.Environ, p.GOOS), warn)
 	if err != nil {
 		warn(fmt.Sprintf("%s; continuing without the remote cache", strings.TrimPrefix(rc.Redact(err.Error()), "remote: ")))
-		return nil
+		return nil, err
 	}
-	return c
+	return c, nil
 }
 
 // remoteWarner prints the remote cache's warnings, "vx: remote cache ...".

@@ -318,3 +318,24 @@ func TestClientVersionMismatch(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestLazy(t *testing.T) {
+	starts := 0
+	l := NewLazy(func() (*Client, error) { starts++; return nil, errors.New("no helper") })
+	if starts != 0 {
+		t.Fatal("started before a call")
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := l.GetActionResult(context.Background(), cache.Digest{Hash: "a", Size: 1}); !errors.Is(err, ErrDisabled) {
+			t.Fatalf("err = %v, want ErrDisabled", err)
+		}
+	}
+	if starts != 1 {
+		t.Errorf("start called %d times, want once", starts)
+	}
+	closed := NewLazy(func() (*Client, error) { t.Fatal("started after Close"); return nil, nil })
+	closed.Close()
+	if err := closed.UploadBlobs(context.Background(), nil); !errors.Is(err, ErrDisabled) {
+		t.Errorf("after Close: %v", err)
+	}
+}
