@@ -83,6 +83,9 @@ type TaskVars struct {
 	PackageVersion string // npm_package_version; left out when empty
 	PackageJSON    string // npm_package_json: absolute path of the project's package.json
 	Dir            string // PWD: the task's working directory, absolute, as vx reached it (symlinks kept); left out when empty
+	InitCwd        string // INIT_CWD: where vx was started, absolute; left out when empty
+	UserAgent      string // npm_config_user_agent: "pnpm/9.1.0 npm/? node/? linux x64"; left out when empty
+	ExecPath       string // npm_execpath: the package manager's entry point; left out when empty
 }
 
 // TaskEnviron returns the environment of a task's child process: a sorted
@@ -107,12 +110,14 @@ type TaskVars struct {
 // Each task variable replaces any entry of the same name and is spelled as
 // vx spells it (VX_RUN_WORKSPACE, VX_RUN_TASK, npm_lifecycle_event,
 // npm_lifecycle_script, npm_package_name, npm_package_version,
-// npm_package_json, PWD). VX_RUN_*, npm_lifecycle_* and npm_package_json are
-// always set, even to the empty string. An empty PackageName or
-// PackageVersion means the package.json has no such field: the variable is
-// then absent from the result, even if a passThrough name or a define
-// supplied it, because vx owns these names and a value from the parent would
-// describe another package. PWD is set because os/exec adds it only when
+// npm_package_json, PWD, INIT_CWD, npm_config_user_agent, npm_execpath).
+// VX_RUN_*, npm_lifecycle_* and npm_package_json are always set, even to
+// the empty string. An empty PackageName or PackageVersion means the
+// package.json has no such field, and an empty InitCwd, UserAgent or
+// ExecPath that vx does not know it: the variable is then absent from the
+// result, even if a passThrough name or a define supplied it, because vx
+// owns these names and a value from the parent would describe another
+// package or another package manager. PWD is set because os/exec adds it only when
 // Cmd.Env is nil: without it a shell takes the physical directory, and a
 // project linked into the workspace would see a path outside the workspace.
 //
@@ -137,6 +142,9 @@ func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 	e.setOrUnset("npm_package_version", v.PackageVersion)
 	e.set("npm_package_json", v.PackageJSON)
 	e.setOrUnset("PWD", v.Dir)
+	e.setOrUnset("INIT_CWD", v.InitCwd)
+	e.setOrUnset("npm_config_user_agent", v.UserAgent)
+	e.setOrUnset("npm_execpath", v.ExecPath)
 	return e.sorted()
 }
 

@@ -34,6 +34,13 @@ type Workspace struct {
 	Projects []*Project
 	// PackageManager is the package manager the workspace is managed with.
 	PackageManager PackageManager
+	// StartDir is the directory Discover started from, absolute, as given
+	// (symbolic links kept): where the user ran vx (INIT_CWD for tasks).
+	StartDir string
+	// PnP is the absolute path of the root's Yarn Plug'n'Play loader
+	// (.pnp.cjs, or .pnp.js from yarn 2), "" when there is none. With
+	// Plug'n'Play, packages have no node_modules/.bin for vx to put on PATH.
+	PnP string
 
 	index  sync.Once
 	byName map[string][]*Project // Projects by Name, built on the first call of Lookup
@@ -267,7 +274,18 @@ func discover(fsys fileSystem, goos, dir string) (*Workspace, error) {
 			_, _, f.settings, _ = parsePnpmWorkspaceSettings(data)
 		}
 	}
-	return d.build(f, curKey, d.manifests[filepath.Join(cur, "package.json")])
+	w, err := d.build(f, curKey, d.manifests[filepath.Join(cur, "package.json")])
+	if err != nil {
+		return nil, err
+	}
+	w.StartDir = abs
+	for _, name := range [...]string{".pnp.cjs", ".pnp.js"} {
+		if fi, err := fsys.Stat(filepath.Join(w.Root, name)); err == nil && fi.Mode().IsRegular() {
+			w.PnP = filepath.Join(w.Root, name)
+			break
+		}
+	}
+	return w, nil
 }
 
 // nearestProject returns the nearest directory from abs upward that holds a

@@ -318,6 +318,9 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if err := run.CheckPnP(ws); err != nil {
+		return ExitUsage, err
+	}
 	if !dry {
 		if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
 			return ExitUsage, err
@@ -413,11 +416,16 @@ func runRun(p *Process, a *parsed) (int, error) {
 }
 
 type planTask struct {
-	ID        string   `json:"id"`
-	Project   string   `json:"project"`
-	Task      string   `json:"task"`
-	Dir       string   `json:"dir"`
-	Command   string   `json:"command"`
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	Task    string `json:"task"`
+	Dir     string `json:"dir"`
+	Command string `json:"command"`
+	// Pre and Post are the pre<task> and post<task> scripts that run in the
+	// task, before and after Command, as the package manager would; absent
+	// when none.
+	Pre       string   `json:"pre,omitempty"`
+	Post      string   `json:"post,omitempty"`
 	Args      []string `json:"args"`
 	Argv      []string `json:"argv"` // what is started: the shell found in the task's PATH and its arguments
 	DependsOn []string `json:"dependsOn"`
@@ -438,7 +446,7 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 	for _, s := range steps {
 		n := s.Node
 		t := planTask{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
-			Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}, Persistent: n.Config.Persistent, Why: n.Why}
+			Pre: n.Pre, Post: n.Post, Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}, Persistent: n.Config.Persistent, Why: n.Why}
 		for _, d := range n.Deps {
 			t.DependsOn = append(t.DependsOn, d.ID)
 		}
@@ -471,7 +479,14 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 		return out
 	}
 	for i, t := range tasks {
-		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n   command: %s\n", i+1, quote.Name(t.ID), quote.Name(t.Dir), quote.Name(t.Command))
+		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n", i+1, quote.Name(t.ID), quote.Name(t.Dir))
+		if t.Pre != "" {
+			fmt.Fprintf(w, "   pre:     %s\n", quote.Name(t.Pre))
+		}
+		fmt.Fprintf(w, "   command: %s\n", quote.Name(t.Command))
+		if t.Post != "" {
+			fmt.Fprintf(w, "   post:    %s\n", quote.Name(t.Post))
+		}
 		if t.Why != "" {
 			fmt.Fprintf(w, "   why:     %s\n", t.Why)
 		}

@@ -67,6 +67,10 @@ func (tc *TaskCache) spec(n *Node, deps []cache.DepKey) *cache.TaskSpec {
 	// path); the shell is the platform's (sh, or cmd.exe on Windows), and
 	// the platform is in the key.
 	argv := append([]string{n.Script}, args...)
+	if n.Pre != "" || n.Post != "" {
+		// The pre and post scripts run in the task: part of its key.
+		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
+	}
 	// The declared variables: passThrough values as vx's environment has
 	// them, then define, which wins, as in the task's environment.
 	vals := map[string]string{}

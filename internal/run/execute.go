@@ -31,6 +31,7 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		BinPaths:    ws.BinPaths(n.Project),
 		GOOS:        goos,
 	}
+	agent, execPath := pmVars(ws, parent, goos)
 	return exec.TaskEnviron(opts, exec.TaskVars{
 		Workspace:      ws.Root,
 		ID:             n.ID,
@@ -40,6 +41,9 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		PackageVersion: n.Project.Version,
 		PackageJSON:    n.Project.Manifest,
 		Dir:            n.Project.Dir,
+		InitCwd:        ws.StartDir,
+		UserAgent:      agent,
+		ExecPath:       execPath,
 	})
 }
 
@@ -247,7 +251,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 		}
 	}
 	blocked := make([]bool, len(g.Nodes)) // a dependency failed or was skipped
-	running := map[*Node]*exec.Process{}
+	running := map[*Node]process{}
 	results := make(chan result)
 	stopping := false
 	done, kill := ctx.Done(), opts.Kill
@@ -302,7 +306,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 				return
 			}
 		}
-		p, err := exec.Start(ctx, spec)
+		p, err := startScripts(ctx, n, spec)
 		if err != nil && ctx.Err() != nil {
 			out.Started--
 			out.Tasks[n.index].Start = time.Time{}
@@ -471,7 +475,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 
 // stallMessage says which tasks have waited for a slot, which hold the
 // slots, and the two ways out.
-func stallMessage(running map[*Node]*exec.Process, ready []*Node, conc int, after time.Duration) string {
+func stallMessage(running map[*Node]process, ready []*Node, conc int, after time.Duration) string {
 	var holding []string
 	for n := range running {
 		if !n.Config.Persistent {

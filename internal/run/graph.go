@@ -15,11 +15,15 @@ import (
 type Node struct {
 	ID      string // "<project>#<task>"
 	Project *workspace.Project
-	Task    string      // the script's name
-	Script  string      // the script's body
-	Config  config.Task // the task's declarations (dependsOn, env)
-	Deps    []*Node     // the tasks that finish before this one starts, sorted by ID
-	Target  bool        // asked for on the command line (not only a dependency): gets the arguments after --
+	Task    string // the script's name
+	Script  string // the script's body
+	// Pre and Post are the bodies of the pre<task> and post<task> scripts
+	// that run in the same task, before and after Script, as the
+	// workspace's package manager would run them; "" for none.
+	Pre, Post string
+	Config    config.Task // the task's declarations (dependsOn, env)
+	Deps      []*Node     // the tasks that finish before this one starts, sorted by ID
+	Target    bool        // asked for on the command line (not only a dependency): gets the arguments after --
 	// Cacheable: vx.json has an entry for the task that is neither
 	// "cache": false nor persistent. A script without an entry is never
 	// cached.
@@ -226,6 +230,7 @@ func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
 	n := p.nodes[id]
 	if n == nil {
 		n = newNode(p.cfg, proj, task)
+		n.Pre, n.Post = prePost(p.ws, proj, task)
 		p.nodes[id] = n
 	} else if n.Project != proj {
 		_, err := p.ws.Lookup(proj.Name)
