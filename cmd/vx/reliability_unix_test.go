@@ -680,7 +680,7 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 	}
 
 	// The model: what each child must receive.
-	expect := func(p leakProject) map[string]string {
+	expect := func(p leakProject, start string, shown map[string]string) map[string]string {
 		d, ok := tasks[p.name+"#dump"]
 		if !ok {
 			d = tasks["dump"]
@@ -718,6 +718,20 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 		want["npm_lifecycle_script"] = p.script
 		want["npm_package_json"] = filepath.Join(dir, "package.json")
 		want["PWD"] = dir
+		want["INIT_CWD"] = start
+		// The package manager's variables describe what is installed on
+		// this machine (npm, found through PATH): check their form, and
+		// that npm_execpath names a file, then take them as shown.
+		delete(want, "npm_config_user_agent")
+		delete(want, "npm_execpath")
+		if ua, ok := shown["npm_config_user_agent"]; ok && npmAgent.MatchString(ua) {
+			want["npm_config_user_agent"] = ua
+		}
+		if ep, ok := shown["npm_execpath"]; ok {
+			if fi, err := os.Stat(ep); err == nil && fi.Mode().IsRegular() {
+				want["npm_execpath"] = ep
+			}
+		}
 		delete(want, "npm_package_name")
 		if p.name != "" {
 			want["npm_package_name"] = p.name
@@ -745,7 +759,7 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 		got := readEnvDump(t, filepath.Join(pdir, "env.out"))
 
 		// 1. vx env shows exactly the policy.
-		e := runVx(t, 20*time.Second, root, parentEnv, "env", p.name+"#dump", "--json")
+		e := runVx(t, 20*time.Second, dir, parentEnv, "env", p.name+"#dump", "--json")
 		if e.code != 0 {
 			t.Fatalf("vx env %s#dump exit code = %d; stderr %s", p.name, e.code, e.stderr)
 		}
@@ -756,7 +770,7 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 		if err := json.Unmarshal(e.stdout, &shown); err != nil {
 			t.Fatalf("vx env --json: %v\n%s", err, e.stdout)
 		}
-		if diff := cmp.Diff(expect(p), shown.Env); diff != "" {
+		if diff := cmp.Diff(expect(p, dir, shown.Env), shown.Env); diff != "" {
 			t.Errorf("vx env %s#dump mismatch (-want +got):\n%s\nparent: %.3000q\nvx.json: %.3000s", p.name, diff, parentEnv, files["vx.json"])
 		}
 
@@ -1088,3 +1102,7 @@ func runUnprivileged(t *testing.T, dir string, args []string) vxRun {
 	}
 	return r
 }
+
+// npmAgent is the form of npm's npm_config_user_agent, which vx sets for
+// the tasks of an npm workspace.
+var npmAgent = regexp.MustCompile(`^npm/\S+ node/\S+ [a-z0-9]+ [a-z0-9]+ workspaces/false$`)
