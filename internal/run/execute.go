@@ -261,6 +261,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 
 	blocks := make([]*block, len(g.Nodes)) // grouped output of the running tasks
 
+	nullOut, nullErr := isNullDevice(opts.Stdout), isNullDevice(opts.Stderr)
 	shells := &exec.ShellCache{} // files checked for the shell, once per run
 	startTask := func(n *Node) {
 		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace, Shells: shells}
@@ -282,6 +283,16 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 			o, e := newPrefixWriter(dstOut, prefix), newPrefixWriter(dstErr, prefix)
 			spec.Stdout, spec.Stderr = o, e
 			closer = func() { o.Close(); e.Close() }
+			// A stream nobody reads goes straight to the null device,
+			// unless the cache keeps the task's logs.
+			if opts.Cache == nil || !n.Cacheable {
+				if nullOut {
+					spec.Stdout = opts.Stdout
+				}
+				if nullErr {
+					spec.Stderr = opts.Stderr
+				}
+			}
 		}
 		if ctx.Err() != nil {
 			closer()
