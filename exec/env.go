@@ -19,6 +19,13 @@ const WorkspaceEnv = "VX_RUN_WORKSPACE"
 // "<project>#<task>".
 const TaskEnv = "VX_RUN_TASK"
 
+// ChainEnv names the variable vx sets on every task to the workspace roots
+// the task runs inside, outermost first and its own last, joined by the
+// PATH list separator: one entry for a task of a top-level vx run, more
+// when a task ran vx in another workspace. A vx started inside a task reads
+// it to refuse a run in a workspace already running further up the chain.
+const ChainEnv = "VX_RUN_CHAIN"
+
 // EssentialEnv is the fixed allowlist of variables every task receives from
 // the parent environment when the parent has them: the POSIX essentials
 // first, then the Windows ones. It is part of the isolation policy, not a
@@ -77,6 +84,7 @@ type EnvOptions struct {
 type TaskVars struct {
 	Workspace      string // VX_RUN_WORKSPACE: absolute workspace root
 	ID             string // VX_RUN_TASK: "<project>#<task>"
+	Chain          string // VX_RUN_CHAIN: the workspace roots the task runs inside, joined by the list separator; left out when empty
 	Event          string // npm_lifecycle_event: the script name
 	Script         string // npm_lifecycle_script: the script body
 	PackageName    string // npm_package_name; left out when empty (unset is not empty)
@@ -108,16 +116,17 @@ type TaskVars struct {
 // names are not validated (the config layer does that).
 //
 // Each task variable replaces any entry of the same name and is spelled as
-// vx spells it (VX_RUN_WORKSPACE, VX_RUN_TASK, npm_lifecycle_event,
+// vx spells it (VX_RUN_WORKSPACE, VX_RUN_TASK, VX_RUN_CHAIN, npm_lifecycle_event,
 // npm_lifecycle_script, npm_package_name, npm_package_version,
 // npm_package_json, PWD, INIT_CWD, npm_config_user_agent, npm_execpath).
-// VX_RUN_*, npm_lifecycle_* and npm_package_json are always set, even to
-// the empty string. An empty PackageName or PackageVersion means the
-// package.json has no such field, and an empty InitCwd, UserAgent or
-// ExecPath that vx does not know it: the variable is then absent from the
-// result, even if a passThrough name or a define supplied it, because vx
-// owns these names and a value from the parent would describe another
-// package or another package manager. PWD is set because os/exec adds it only when
+// VX_RUN_WORKSPACE, VX_RUN_TASK, npm_lifecycle_* and npm_package_json are
+// always set, even to the empty string; VX_RUN_CHAIN only when not empty.
+// An empty PackageName or PackageVersion means the package.json has no such
+// field, and an empty InitCwd, UserAgent or ExecPath that vx does not know
+// it: the variable is then absent from the result, even if a passThrough
+// name or a define supplied it, because vx owns these names and a value
+// from the parent would describe another package or another package
+// manager. PWD is set because os/exec adds it only when
 // Cmd.Env is nil: without it a shell takes the physical directory, and a
 // project linked into the workspace would see a path outside the workspace.
 //
@@ -136,6 +145,7 @@ func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 	e := buildEnv(opts)
 	e.set(WorkspaceEnv, v.Workspace)
 	e.set(TaskEnv, v.ID)
+	e.setOrUnset(ChainEnv, v.Chain)
 	e.set("npm_lifecycle_event", v.Event)
 	e.set("npm_lifecycle_script", v.Script)
 	e.setOrUnset("npm_package_name", v.PackageName)

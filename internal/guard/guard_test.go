@@ -201,3 +201,74 @@ func TestNestedErrorMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckChain: a run is refused when its workspace is anywhere in the
+// chain, not only last; a workspace nested inside a running one, or one
+// not in the chain, runs.
+func TestCheckChain(t *testing.T) {
+	base, root, other, link := workspaces(t)
+	nested := filepath.Join(root, "examples", "basic")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		root  string
+		chain []string
+		at    int // -1: allowed
+	}{
+		{"empty chain", root, nil, -1},
+		{"direct parent", root, []string{other, root}, 1},
+		{"further up", root, []string{root, other}, 0},
+		{"stale entries do not block", root, []string{filepath.Join(base, "gone"), other}, -1},
+		{"nested workspace runs", nested, []string{root, other}, -1},
+		{"another workspace runs", other, []string{root}, -1},
+		{"empty entries skipped", root, []string{"", other}, -1},
+	}
+	if link != "" {
+		tests = append(tests, struct {
+			name  string
+			root  string
+			chain []string
+			at    int
+		}{"through a symlink further up", root, []string{link, other}, 0})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckChain(tt.root, tt.chain, "b#build")
+			var ne *NestedError
+			if tt.at < 0 {
+				if err != nil {
+					t.Fatalf("CheckChain() = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.As(err, &ne) || ne.At != tt.at {
+				t.Fatalf("CheckChain() = %v, want a NestedError at %d", err, tt.at)
+			}
+			msg := err.Error()
+			if tt.at < len(tt.chain)-1 && !strings.Contains(msg, "further up this chain") {
+				t.Errorf("error %q does not name the chain", msg)
+			}
+		})
+	}
+}
+
+func TestParseChain(t *testing.T) {
+	tests := []struct {
+		chain, ws string
+		want      []string
+	}{
+		{"", "", nil},
+		{"", "/a", []string{"/a"}},
+		{"/a", "/a", []string{"/a"}},
+		{"/a:/b", "/b", []string{"/a", "/b"}},
+		{"/a:/b", "/c", []string{"/a", "/b", "/c"}},
+		{"/a::/b:", "", []string{"/a", "/b"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ParseChain(tt.chain, tt.ws, ":")); diff != "" {
+			t.Errorf("ParseChain(%q, %q) mismatch (-want +got):\n%s", tt.chain, tt.ws, diff)
+		}
+	}
+}

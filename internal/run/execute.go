@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/guard"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
@@ -35,6 +37,7 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 	return exec.TaskEnviron(opts, exec.TaskVars{
 		Workspace:      ws.Root,
 		ID:             n.ID,
+		Chain:          taskChain(ws.Root, parent, goos),
 		Event:          n.Task,
 		Script:         n.Script,
 		PackageName:    packageName(n.Project),
@@ -45,6 +48,27 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		UserAgent:      agent,
 		ExecPath:       execPath,
 	})
+}
+
+// taskChain is VX_RUN_CHAIN for a task of the workspace at root: the chain
+// vx was started inside (see [guard.ParseChain]), then root.
+func taskChain(root string, parent []string, goos string) string {
+	sep := listSeparator(goos)
+	outer, _ := exec.LookupEnv(parent, exec.ChainEnv, goos)
+	outerWS, _ := exec.LookupEnv(parent, exec.WorkspaceEnv, goos)
+	chain := guard.ParseChain(outer, outerWS, sep)
+	if len(chain) == 0 || chain[len(chain)-1] != root {
+		chain = append(chain, root)
+	}
+	return strings.Join(chain, sep)
+}
+
+// listSeparator is the PATH list separator of goos.
+func listSeparator(goos string) string {
+	if goos == "windows" || goos == "" && runtime.GOOS == "windows" {
+		return ";"
+	}
+	return ":"
 }
 
 // taskPassThrough expands n's passThrough names against parent, less

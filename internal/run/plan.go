@@ -34,10 +34,12 @@ func Steps(ws *workspace.Workspace, g *Graph, environ []string, goos string, arg
 }
 
 // Nested returns a [*guard.NestedError] when environ shows that this run was
-// started by a task of ws itself (its VX_RUN_WORKSPACE names ws's root; see
-// [guard.Check]), else nil. `vx run` refuses to start then.
+// started inside a task of ws itself, directly or further up a chain of
+// nested runs (VX_RUN_CHAIN and VX_RUN_WORKSPACE name ws's root; see
+// [guard.CheckChain]), else nil. `vx run` refuses to start then.
 func Nested(ws *workspace.Workspace, environ []string, goos string) error {
+	chain, _ := exec.LookupEnv(environ, exec.ChainEnv, goos)
 	outerWS, _ := exec.LookupEnv(environ, exec.WorkspaceEnv, goos)
 	outerTask, _ := exec.LookupEnv(environ, exec.TaskEnv, goos)
-	return guard.Check(ws.Root, outerWS, outerTask)
+	return guard.CheckChain(ws.Root, guard.ParseChain(chain, outerWS, listSeparator(goos)), outerTask)
 }
