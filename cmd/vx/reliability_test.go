@@ -373,7 +373,7 @@ func mustJSON(t testing.TB, v any) string {
 func testEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, "VX_RUN_WORKSPACE") || strings.EqualFold(k, "VX_RUN_TASK") {
+		if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, "VX_RUN_WORKSPACE") || strings.EqualFold(k, "VX_RUN_TASK") || strings.EqualFold(k, "VX_RUN_CHAIN") {
 			continue
 		}
 		env = append(env, kv)

@@ -618,6 +618,9 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 	case 1:
 		parent["VX_RUN_WORKSPACE"] = filepath.Join(other, "gone") // stale
 	}
+	if maybe(0.5) { // an outer chain of nested runs, carried on
+		parent["VX_RUN_CHAIN"] = filepath.Join(other, "outer") + "::" + filepath.Join(other, "gone")
+	}
 	var parentEnv []string
 	for k, v := range parent {
 		parentEnv = append(parentEnv, k+"="+v)
@@ -714,6 +717,16 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 		}
 		want["VX_RUN_WORKSPACE"] = root
 		want["VX_RUN_TASK"] = p.name + "#dump"
+		var chain []string // the outer chain, then the outer workspace unless last, then root
+		for _, w := range strings.Split(parent["VX_RUN_CHAIN"], ":") {
+			if w != "" {
+				chain = append(chain, w)
+			}
+		}
+		if ws := parent["VX_RUN_WORKSPACE"]; ws != "" && (len(chain) == 0 || chain[len(chain)-1] != ws) {
+			chain = append(chain, ws)
+		}
+		want["VX_RUN_CHAIN"] = strings.Join(append(chain, root), ":")
 		want["npm_lifecycle_event"] = "dump"
 		want["npm_lifecycle_script"] = p.script
 		want["npm_package_json"] = filepath.Join(dir, "package.json")

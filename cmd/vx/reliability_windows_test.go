@@ -192,7 +192,7 @@ func TestReliabilityWindows(t *testing.T) {
 				t.Errorf("vx env: %s = %q (spelled %q, present %v), want %s=%q", name, v, k, ok, pk, pv)
 			}
 		}
-		essential := append(slices.Clone(essentialNames), "VX_RUN_WORKSPACE", "VX_RUN_TASK", "npm_lifecycle_event",
+		essential := append(slices.Clone(essentialNames), "VX_RUN_WORKSPACE", "VX_RUN_TASK", "VX_RUN_CHAIN", "npm_lifecycle_event",
 			"npm_lifecycle_script", "npm_package_name", "npm_package_version", "npm_package_json", "PWD")
 		for k := range shown.Env {
 			if !slices.ContainsFunc(essential, func(e string) bool { return strings.EqualFold(e, k) }) {
