@@ -120,6 +120,10 @@ type Result struct {
 	// On Windows it is "SIGKILL" after Kill and "SIGINT" for
 	// STATUS_CONTROL_C_EXIT.
 	Signal string
+	// TerminalStop names the signal, SIGTTIN or SIGTTOU, that stopped a
+	// task which tried to use a terminal it does not own (not a
+	// Foreground task): vx ended its tree rather than wait forever (Linux).
+	TerminalStop string
 }
 
 // Process is a running task: its shell and everything the shell starts,
@@ -150,6 +154,9 @@ type Process struct {
 	killed    bool // Kill was called
 	signalled bool // Signal was called: the tree already had its polite signal
 	copyErr   error
+	// terminalStop names the signal (SIGTTIN, SIGTTOU) that stopped a
+	// task that does not own the terminal, when its tree was ended for it.
+	terminalStop string
 
 	once   sync.Once
 	result Result
@@ -496,7 +503,9 @@ func (p *Process) wait() (Result, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return exitResult(state, killed), p.copyErr
+	res := exitResult(state, killed)
+	res.TerminalStop = p.terminalStop
+	return res, p.copyErr
 }
 
 // endTree ends what the shell left behind: a polite signal, a grace

@@ -18,8 +18,12 @@ import (
 // terminal it was given.
 type procOS struct {
 	pgid int
-	tty  int  // descriptor of the terminal given to the task, if fg
-	fg   bool // the task's group was made the terminal's foreground group
+	tty  int            // descriptor of the terminal given to the task, if fg
+	fg   bool           // the task's group was made the terminal's foreground group
+	cont chan os.Signal // SIGCONT to vx, while a foreground task runs (Linux)
+	// polling: the task was continued in the background (bg); vx watches
+	// for the terminal to come back (fg). Guarded by Process.mu.
+	polling bool
 }
 
 // Hooks the Linux file fills in: extra SysProcAttr settings, better
@@ -30,6 +34,8 @@ var (
 	procGroupAlive = func(pgid int) bool { return true }
 	procAlive      = func(pid int) bool { return true }
 	pipeHolders    = func([]*os.File) []int { return nil }
+	procWatch      = func(*Process) {} // job control, see jobctl_linux.go
+	procUnwatch    = func(*Process) {}
 )
 
 // endStrays ends processes that left a task's tree: SIGTERM to each (to
@@ -77,6 +83,7 @@ func (p *Process) startOS(spec Spec) error {
 		return err
 	}
 	p.os.pgid = p.cmd.Process.Pid
+	procWatch(p)
 	return nil
 }
 
@@ -109,6 +116,7 @@ func foregroundTTY(streams ...any) (int, bool) {
 // leaderExited gives the terminal back to vx's process group. vx is in the
 // background at that moment, so SIGTTOU is ignored for the call.
 func (p *Process) leaderExited() {
+	procUnwatch(p)
 	if !p.os.fg {
 		return
 	}

@@ -136,7 +136,7 @@ func withoutPercent(args []string) []string {
 // break, so an argument holding one is refused before anything starts.
 func TestWindowsLineBreakArgRefused(t *testing.T) {
 	t.Parallel()
-	_, err := Start(Spec{Script: testBinary(t), Args: []string{"a\nb"}, Env: testEnv(t, helperEnv+"=args")})
+	_, err := Start(context.Background(), Spec{Script: testBinary(t), Args: []string{"a\nb"}, Env: testEnv(t, helperEnv+"=args")})
 	if err == nil || !strings.Contains(err.Error(), "line break") {
 		t.Fatalf("Start with an argument holding a newline: error %v, want one about the line break", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -162,5 +163,156 @@ func TestReliabilityCtrlC(t *testing.T) {
 				t.Errorf("signals received by the node processes after one ^C mismatch (-want +got):\n%s\nterminal:\n%s", diff, screen.String())
 			}
 		})
+	}
+}
+
+// waitUntil polls cond until it holds or d passes; it reports which.
+func waitUntil(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// TestReliabilityJobControl proves that job control works for a single
+// task run from an interactive shell on a terminal: Ctrl-Z stops the task
+// and vx and gives the terminal back to the shell; bg lets the task run on
+// in the background; fg gives it the terminal again; the task then ends
+// normally and vx exits 0, leaving nothing behind.
+func TestReliabilityJobControl(t *testing.T) {
+	watchInterrupts(t)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed: the test needs an interactive shell with job control")
+	}
+	root := sleepWorkspace(t, map[string]string{
+		"p": `echo $$ > pid; touch ready; while [ ! -f go ]; do sleep 0.02; done; echo finished`,
+	})
+	dir := filepath.Join(root, "packages", "p")
+	master, slave := openPty(t)
+	defer master.Close()
+	var screen syncBuffer
+	go io.Copy(&screen, master)
+	sh := exec.Command(bash, "--norc", "--noprofile", "-i")
+	sh.Dir, sh.Env = dir, append(testEnv(), "TERM=dumb", "PS1=$ ")
+	sh.Stdin, sh.Stdout, sh.Stderr = slave, slave, slave
+	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	t.Cleanup(func() {
+		syscall.Kill(-sh.Process.Pid, syscall.SIGKILL)
+		sh.Process.Kill()
+		sh.Wait()
+	})
+	fg := func() int {
+		g, _ := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPGRP)
+		return g
+	}
+	state := func(pid int) byte {
+		st, _, _ := procStat(pid)
+		return st
+	}
+	typeLine := func(s string) {
+		if _, err := master.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !waitUntil(10*time.Second, func() bool { return strings.Contains(screen.String(), "$ ") }) {
+		t.Fatalf("no prompt from bash; terminal:\n%s", screen.String())
+	}
+	typeLine("vx run work\n")
+	waitFiles(t, 15*time.Second, func() bool { return false }, filepath.Join(dir, "ready"))
+	task := readPids(t, filepath.Join(dir, "pid"))[0]
+	if !waitUntil(5*time.Second, func() bool { return fg() == task }) {
+		t.Fatalf("the task's group %d never got the terminal (foreground group %d)", task, fg())
+	}
+	var vx int
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", task)); err == nil {
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		vx, _ = strconv.Atoi(f[1]) // the task shell's parent
+	}
+
+	typeLine("\x1a") // Ctrl-Z
+	if !waitUntil(10*time.Second, func() bool { return fg() == sh.Process.Pid }) {
+		t.Fatalf("after Ctrl-Z the terminal stayed with group %d, not the shell's %d; task state %c, vx state %c; terminal:\n%s",
+			fg(), sh.Process.Pid, state(task), state(vx), screen.String())
+	}
+	if !waitUntil(5*time.Second, func() bool { return state(task) == 'T' && state(vx) == 'T' }) {
+		t.Errorf("after Ctrl-Z: task state %c, vx state %c; want both stopped (T)", state(task), state(vx))
+	}
+
+	typeLine("bg\n")
+	if !waitUntil(10*time.Second, func() bool { return state(task) != 'T' && state(vx) != 'T' }) {
+		t.Errorf("after bg: task state %c, vx state %c; want both running; terminal:\n%s", state(task), state(vx), screen.String())
+	}
+	if fg() != sh.Process.Pid {
+		t.Errorf("after bg the terminal belongs to group %d, want the shell's %d", fg(), sh.Process.Pid)
+	}
+
+	typeLine("fg\n")
+	if !waitUntil(10*time.Second, func() bool { return fg() == task }) {
+		t.Fatalf("after fg the terminal belongs to group %d, want the task's %d; terminal:\n%s", fg(), task, screen.String())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(15*time.Second, func() bool { return fg() == sh.Process.Pid }) {
+		t.Fatalf("the shell did not get the terminal back after the task ended; terminal:\n%s", screen.String())
+	}
+	typeLine("echo rc=$?\n") // fg's status is the job's
+	if !waitUntil(10*time.Second, func() bool { return strings.Contains(screen.String(), "rc=0") }) {
+		t.Errorf("want the task's output and rc=0; terminal:\n%s", screen.String())
+	}
+	if alive := leftovers(root, 2*time.Second); len(alive) > 0 {
+		t.Errorf("%d task processes outlived vx:\n  %s", len(alive), strings.Join(alive, "\n  "))
+	}
+}
+
+// TestReliabilityTerminalStop proves that in a run of several tasks on a
+// terminal, a task that tries to read the terminal (which it does not own:
+// vx keeps the foreground) is not left stopped forever: vx says so in one
+// line and ends it, and the run ends.
+func TestReliabilityTerminalStop(t *testing.T) {
+	watchInterrupts(t)
+	root := sleepWorkspace(t, map[string]string{
+		"reader": `sleep 300 & read answer < /dev/tty; echo "got $answer"`,
+		"other":  `echo other done`,
+	})
+	master, slave := openPty(t)
+	defer master.Close()
+	var screen syncBuffer
+	go io.Copy(&screen, master)
+	cmd := exec.Command(vxBinary(t), "run", "work", "--grace", "500ms")
+	cmd.Dir, cmd.Env = root, append(testEnv(), "TERM=dumb")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
+	})
+	res, ok := waitDeadline(cmd, 15*time.Second)
+	if !ok {
+		t.Fatalf("vx did not end within 15s with a task stopped by SIGTTIN; terminal:\n%s", screen.String())
+	}
+	time.Sleep(50 * time.Millisecond) // let the copy drain the terminal
+	out := screen.String()
+	want := "reader#work stopped: it tried to read the terminal; run it alone to use the terminal"
+	if res.code != 1 || strings.Count(out, want) != 1 || !strings.Contains(out, "other done") {
+		t.Errorf("exit code %d; want 1, the line %q once and the other task's output; terminal:\n%s", res.code, want, out)
+	}
+	if alive := leftovers(root, 2*time.Second); len(alive) > 0 {
+		t.Errorf("%d task processes outlived vx:\n  %s", len(alive), strings.Join(alive, "\n  "))
 	}
 }

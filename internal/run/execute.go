@@ -467,6 +467,8 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 				out.Failed = append(out.Failed, r.n.ID)
 				if r.err != nil && exec.CauseSignal(ctx) != syscall.SIGPIPE {
 					fmt.Fprintf(stderr, "vx: %s: %v\n", quote.Name(r.n.ID), r.err)
+				} else if r.res.TerminalStop != "" {
+					fmt.Fprintf(stderr, "vx: %s stopped: %s; run it alone to use the terminal\n", quote.Name(r.n.ID), terminalUse(r.res.TerminalStop))
 				} else if !single && ctx.Err() == nil {
 					fmt.Fprintf(stderr, "vx: %s failed: %s\n", quote.Name(r.n.ID), describe(r.res))
 				}
@@ -535,6 +537,14 @@ func StopCode(ctx context.Context) int { return Outcome{Signal: stopSignal(ctx)}
 // IsBrokenPipe reports whether err is a write to an output whose reader is
 // gone (`vx ls | head -1`).
 func IsBrokenPipe(err error) bool { return exec.IsBrokenPipe(err) }
+
+// terminalUse says what a task stopped by SIGTTIN or SIGTTOU tried to do.
+func terminalUse(sig string) string {
+	if sig == "SIGTTIN" {
+		return "it tried to read the terminal"
+	}
+	return "it tried to write to the terminal or change its settings"
+}
 
 // stopSignal is the signal a cancelled ctx stopped the run with.
 func stopSignal(ctx context.Context) os.Signal {
