@@ -170,7 +170,7 @@ type Process struct {
 const (
 	defaultLeftoverGrace = 2 * time.Second
 	defaultPipeGrace     = 2 * time.Second
-	strayCheck           = 50 * time.Millisecond
+	strayCheck           = 200 * time.Millisecond
 )
 
 // Resolve returns the program [Start] runs for spec and its argument list,

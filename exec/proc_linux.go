@@ -78,10 +78,12 @@ func linuxAlive(pid int) bool {
 	return i < 0 || i+2 >= len(b) || (b[i+2] != 'Z' && b[i+2] != 'X')
 }
 
-// linuxPipeHolders returns the processes other than vx that hold an end of
-// one of the pipes whose read ends are readers: their /proc/<pid>/fd links
-// read "pipe:[inode]". Processes of other users, whose descriptors cannot
-// be read, are not found.
+// linuxPipeHolders returns the processes other than vx that hold the write
+// end of one of the pipes whose read ends are readers: their
+// /proc/<pid>/fd links read "pipe:[inode]" and the descriptor is open for
+// writing. (A child vx is starting holds copies of vx's read ends until it
+// execs; it is no stray.) Processes of other users, whose descriptors
+// cannot be read, are not found.
 func linuxPipeHolders(readers []*os.File) []int {
 	want := map[string]bool{}
 	for _, r := range readers {
@@ -115,11 +117,27 @@ func linuxPipeHolders(readers []*os.File) []int {
 			continue
 		}
 		for _, fd := range fds {
-			if target, err := os.Readlink(dir + "/" + fd.Name()); err == nil && want[target] {
+			if target, err := os.Readlink(dir + "/" + fd.Name()); err == nil && want[target] && writeEnd(pid, fd.Name()) {
 				pids = append(pids, pid)
 				break
 			}
 		}
 	}
 	return pids
+}
+
+// writeEnd reports whether descriptor fd of pid is open for writing, from
+// the octal "flags:" line of /proc/<pid>/fdinfo/<fd>.
+func writeEnd(pid int, fd string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/fdinfo/" + fd)
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		if v, ok := bytes.CutPrefix(line, []byte("flags:")); ok {
+			flags, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 8, 64)
+			return err == nil && flags&unix.O_ACCMODE != unix.O_RDONLY
+		}
+	}
+	return false
 }
