@@ -337,18 +337,22 @@ func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
 			continue
 		}
 		pr, pw := io.Pipe()
-		rerr := make(chan error, 1)
+		done := make(chan struct{})
 		go func() {
-			err := c.opts.Remote.ReadBlob(ctx, d, pw)
-			rerr <- err
-			pw.CloseWithError(err)
+			defer close(done)
+			// A failure of the Remote reaches WriteBlob marked as the
+			// Remote's (it reported it; a NotFound is a miss).
+			pw.CloseWithError(fromRemote(c.opts.Remote.ReadBlob(ctx, d, pw)))
 		}()
 		_, err := c.store.WriteBlob(d, pr)
 		pr.CloseWithError(err)
-		if re := <-rerr; re != nil {
-			return nil, fromRemote(re) // a miss, or a fault the Remote reported
+		<-done
+		var rce *remoteCallError
+		if errors.As(err, &rce) {
+			return nil, err
 		}
 		if err != nil {
+			// What arrived does not match the digest.
 			return nil, fmt.Errorf("blob %s from the remote: %w", short(d), err)
 		}
 	}

@@ -1,0 +1,139 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hangingRemote never finishes an upload until its context ends.
+type hangingRemote struct{ *fakeRemote }
+
+func (h hangingRemote) UploadBlobs(ctx context.Context, bs []BlobSource) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// faultyRemote fails every call the way a dead server does; the Remote
+// reports that itself, so the cache must not add a warning per task.
+type faultyRemote struct{ *fakeRemote }
+
+func (faultyRemote) GetActionResult(ctx context.Context, a Digest) ([]byte, error) {
+	return nil, errors.New("remote: unavailable: connection refused")
+}
+func (faultyRemote) FindMissingBlobs(ctx context.Context, ds []Digest) ([]Digest, error) {
+	return nil, errors.New("remote: unavailable: connection refused")
+}
+
+// corruptRemote serves blobs whose content does not match their digest.
+type corruptRemote struct{ *fakeRemote }
+
+func (corruptRemote) ReadBlob(ctx context.Context, d Digest, w io.Writer) error {
+	_, err := w.Write([]byte("not what the digest says"))
+	return err
+}
+
+type remoteScenario struct {
+	root string
+	spec *TaskSpec
+}
+
+func newRemoteScenario(t *testing.T) *remoteScenario {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "p/dist"), 0o755)
+	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	return &remoteScenario{root: root, spec: &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}}
+}
+
+// build runs the "task" and stores its result through c.
+func (s *remoteScenario) build(t *testing.T, c *Cache) *Key {
+	k, err := c.Key(s.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Lookup(k)
+	cp, _ := c.NewCapture()
+	cp.Stdout.WriteString("built\n")
+	os.WriteFile(filepath.Join(s.root, "p/dist/out.js"), []byte("out"), 0o644)
+	c.Save(k, cp, filepath.Join(s.root, "p"))
+	return k
+}
+
+// TestUploadWaitIsBounded: at the end of a run, vx waits for uploads at
+// most UploadWait, then says so once and cancels them.
+func TestUploadWaitIsBounded(t *testing.T) {
+	s := newRemoteScenario(t)
+	var warn bytes.Buffer
+	c, err := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Warn: &warn,
+		Remote: hangingRemote{newFakeRemote()}, RemoteWrite: true, UploadWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.build(t, c)
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close waited %v with an UploadWait of 200ms", d)
+	}
+	if got := strings.Count(warn.String(), "not waiting for them"); got != 1 {
+		t.Errorf("warnings:\n%s", warn.String())
+	}
+}
+
+// TestReadOnlyRemoteGetsNothing: without RemoteWrite nothing is uploaded.
+func TestReadOnlyRemoteGetsNothing(t *testing.T) {
+	s := newRemoteScenario(t)
+	r := newFakeRemote()
+	c, _ := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Remote: r})
+	s.build(t, c)
+	c.Close()
+	if r.updates != 0 || len(r.cas) != 0 {
+		t.Errorf("a read-only remote received %d results and %d blobs", r.updates, len(r.cas))
+	}
+}
+
+// TestRemoteFaultsAreNotRepeated: the Remote's own errors do not become a
+// cache warning per task.
+func TestRemoteFaultsAreNotRepeated(t *testing.T) {
+	s := newRemoteScenario(t)
+	var warn bytes.Buffer
+	c, _ := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Warn: &warn,
+		Remote: faultyRemote{newFakeRemote()}, RemoteWrite: true})
+	s.build(t, c)
+	c.Close()
+	if warn.Len() != 0 {
+		t.Errorf("the cache repeated the Remote's fault:\n%s", warn.String())
+	}
+}
+
+// TestCorruptRemoteBlob: a blob from the remote that does not match its
+// digest is a miss with one warning, and is not kept.
+func TestCorruptRemoteBlob(t *testing.T) {
+	s := newRemoteScenario(t)
+	good := newFakeRemote()
+	c1, _ := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
+	s.build(t, c1)
+	c1.Close()
+
+	var warn bytes.Buffer
+	store := t.TempDir()
+	c2, _ := New(Options{Dir: store, Root: s.root, Read: true, Write: true, Warn: &warn, Remote: corruptRemote{good}})
+	k, _ := c2.Key(s.spec)
+	if _, ok := c2.Lookup(k); ok {
+		t.Fatal("a corrupt remote blob was a hit")
+	}
+	c2.Close()
+	if !strings.Contains(warn.String(), "does not match its digest") || strings.Count(warn.String(), "\n") != 1 {
+		t.Errorf("warnings:\n%s", warn.String())
+	}
+	entries, _ := filepath.Glob(filepath.Join(store, "ac", "*", "*"))
+	if len(entries) != 0 {
+		t.Errorf("the corrupt entry was stored locally: %v", entries)
+	}
+}
