@@ -207,6 +207,10 @@ func complete(p *Process, before []string, cur string) ([]candidate, bool) {
 		if len(named) == 0 {
 			cands = envTasks(p)
 		}
+	case "cache":
+		if len(named) == 0 {
+			cands = []candidate{{"status", "what the cache holds"}, {"prune", "remove entries by size or age"}}
+		}
 	}
 	return matching(cands, cur), false
 }
@@ -230,6 +234,8 @@ func flagValues(p *Process, c *command, flag string) ([]candidate, bool) {
 		return []candidate{{"grouped", "each task's output in one block when it ends"}, {"stream", "lines as they come, prefixed with the task"}}, false
 	case "summary":
 		return []candidate{{"json", "the summary as JSON on stdout"}}, true
+	case "cache-dir":
+		return nil, true
 	}
 	return nil, false
 }

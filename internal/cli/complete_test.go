@@ -70,6 +70,8 @@ func TestComplete(t *testing.T) {
 		{"vx env in a project", web, []string{"env", "d"}, ":plain\ndev\tnext dev\n"},
 		{"vx env at the root: project#task", root, []string{"env", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},
 		{"vx env takes one task", web, []string{"env", "dev", ""}, ":plain\n"},
+		{"vx cache: its actions", root, []string{"cache", ""}, ":plain\nstatus\twhat the cache holds\nprune\tremove entries by size or age\n"},
+		{"vx cache --cache-dir: a directory", root, []string{"cache", "status", "--cache-dir", ""}, ":files\n"},
 		{"ls takes no task", root, []string{"ls", ""}, ":plain\n"},
 		{"unknown command", root, []string{"bogus", ""}, ":plain\n"},
 		{"outside a workspace: nothing, no error", outside, []string{"run", ""}, ":plain\n"},
