@@ -219,6 +219,11 @@ func extraSchemaCases() []schemaCase {
 		`{"tasks": {"build": {"inputs": ["/etc/passwd"]}}}`,
 		`{"tasks": {"build": {"inputs": [1]}}}`,
 		`{"tasks": {"build": {"cache": "false"}}}`,
+		`{"remoteCache": {"url": "grpcs://cache.example.com", "instance": "main"}, "tasks": {}}`,
+		`{"remoteCache": {}}`,
+		`{"remoteCache": "grpcs://cache.example.com"}`,
+		`{"remoteCache": {"url": 443}}`,
+		`{"remoteCache": {"url": "grpcs://cache.example.com", "headers": {"Authorization": "Bearer x"}}}`,
 	}
 	cases := make([]schemaCase, len(in))
 	for i, s := range in {
