@@ -5,7 +5,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -78,8 +77,9 @@ func TestExecutePersistentTasksAllStart(t *testing.T) {
 }
 
 func TestExecutePersistentLeavesSlotsToOthers(t *testing.T) {
-	// Two servers and --concurrency 1: the build still runs beside them and
-	// ends.
+	// Two servers and --concurrency 1: the build still runs beside the
+	// first one and ends; the second server waits for it (dependsOn), so
+	// once both servers are up the build is done and recorded.
 	dir := t.TempDir()
 	ws := testWorkspace(t, "root::", "api::dev", "web::dev,build")
 	for _, p := range ws.Projects {
@@ -88,31 +88,26 @@ func TestExecutePersistentLeavesSlotsToOthers(t *testing.T) {
 			if name == "dev" {
 				p.Scripts[name] = fmt.Sprintf("touch %s/%s.started; exec sleep 60", dir, p.Name)
 			} else {
-				// SIGTERM ignored: the test stops the run as soon as build.done
-				// exists, which may be before the shell has exited.
-				p.Scripts[name] = fmt.Sprintf("trap '' TERM; touch %s/build.done", dir)
+				p.Scripts[name] = "true"
 			}
 		}
 	}
-	g, err := Plan(ws, mustConfig(t, `{"tasks": {"dev": {"persistent": true}}}`), Selection{Tasks: []string{"dev", "build"}})
+	cfg := `{"tasks": {"dev": {"persistent": true}, "web#dev": {"persistent": true, "dependsOn": ["build"]}}}`
+	g, err := Plan(ws, mustConfig(t, cfg), Selection{Tasks: []string{"dev", "build"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	go func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(filepath.Join(dir, "build.done")); err == nil && waitFiles(t, dir, 2, time.Millisecond) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !waitFiles(t, dir, 2, 10*time.Second) {
+			t.Error("the servers did not both start within 10s")
 		}
 		cancel(&exec.Interrupt{Signal: syscall.SIGTERM})
 	}()
 	o, stderr := executeCtx(t, ctx, g, Options{Concurrency: 1, Grace: 5 * time.Second})
-	if o.Started != 3 || o.Succeeded != 1 {
-		t.Errorf("outcome %+v, want 3 started and the build succeeded; stderr:\n%s", o, stderr)
+	if o.Started != 3 || o.Succeeded != 1 || o.Stopped != 2 || len(o.Failed) != 0 {
+		t.Errorf("outcome %+v, want 3 started, the build succeeded, the servers stopped; stderr:\n%s", o, stderr)
 	}
 }
 
