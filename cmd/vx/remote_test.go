@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/remote/remotetest"
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // The remote cache end to end: a real bazel-remote (bin/bazel-remote, built
@@ -57,7 +58,7 @@ type remoteClone struct {
 
 func newRemoteClone(t *testing.T, runs string) *remoteClone {
 	t.Helper()
-	c := &remoteClone{t: t, root: t.TempDir(), store: filepath.Join(t.TempDir(), "store"), runs: runs}
+	c := &remoteClone{t: t, root: testdir.New(t), store: filepath.Join(testdir.New(t), "store"), runs: runs}
 	c.write("package.json", `{"name": "root", "private": true, "workspaces": ["packages/*"]}`)
 	c.write("vx.json", `{
   "tasks": {
@@ -196,7 +197,7 @@ func skipRemoteE2E(t *testing.T) {
 func TestRemoteCacheTwoClones(t *testing.T) {
 	skipRemoteE2E(t)
 	srv := remotetest.Start(t, remotetest.Options{})
-	runs := filepath.Join(t.TempDir(), "runs.log")
+	runs := filepath.Join(testdir.New(t), "runs.log")
 	a, b := newRemoteClone(t, runs), newRemoteClone(t, runs)
 	remoteEnv := []string{"VX_REMOTE_CACHE=" + srv.URL, "VX_REMOTE_TIMEOUT=20s"}
 
@@ -245,7 +246,7 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 		// Now in B's local store: no remote needed, and the helper is not
 		// even started (a missing one would warn).
 		os.RemoveAll(filepath.Join(b.root, "packages", "a", "dist"))
-		r = b.vx(append(remoteEnv, "VX_REMOTE_HELPER="+filepath.Join(t.TempDir(), "missing")), "run", "build")
+		r = b.vx(append(remoteEnv, "VX_REMOTE_HELPER="+filepath.Join(testdir.New(t), "missing")), "run", "build")
 		mustOK(t, r)
 		if !strings.Contains(r.stderr, "2 cached, 0 ran") || takeRuns(t, runs) != nil {
 			t.Errorf("a remote hit was not written to the local store: %s", r.stderr)
@@ -355,7 +356,7 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 func TestRemoteCacheServerDies(t *testing.T) {
 	skipRemoteE2E(t)
 	srv := remotetest.Start(t, remotetest.Options{})
-	runs := filepath.Join(t.TempDir(), "runs.log")
+	runs := filepath.Join(testdir.New(t), "runs.log")
 	c := newRemoteClone(t, runs)
 	pid := srv.PID()
 	c.write("packages/a/build.sh", "kill -9 "+strconv.Itoa(pid)+"\nsleep 0.2\n"+readFile(t, filepath.Join(c.root, "packages/a/build.sh")))
@@ -377,7 +378,7 @@ func TestRemoteCacheServerDies(t *testing.T) {
 // next to nothing more and warns once.
 func TestRemoteCacheUnreachable(t *testing.T) {
 	skipRemoteE2E(t)
-	runs := filepath.Join(t.TempDir(), "runs.log")
+	runs := filepath.Join(testdir.New(t), "runs.log")
 	c := newRemoteClone(t, runs)
 	r := c.vx([]string{"VX_REMOTE_CACHE=grpc://127.0.0.1:1"}, "run", "build")
 	mustOK(t, r)
@@ -398,7 +399,7 @@ func TestRemoteCacheUnreachable(t *testing.T) {
 // never sees them, even through a passThrough pattern that matches.
 func TestRemoteSettingsNeverReachTasks(t *testing.T) {
 	skipRemoteE2E(t)
-	c := newRemoteClone(t, filepath.Join(t.TempDir(), "runs.log"))
+	c := newRemoteClone(t, filepath.Join(testdir.New(t), "runs.log"))
 	c.write("vx.json", `{"tasks": {"build": {"env": {"passThrough": ["VX_*", "VX_REMOTE_HEADER"]}}}}`)
 	r := c.vx([]string{"VX_REMOTE_HEADER=Authorization=Bearer secret-token-123", "VX_REMOTE_SIGNING_KEY=k", "VX_OTHER=1"}, "env", "a#build")
 	mustOK(t, r)

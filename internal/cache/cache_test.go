@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 func TestMatchGlobs(t *testing.T) {
@@ -161,8 +163,8 @@ func TestCheckPaths(t *testing.T) {
 // TestRestoreOutputs restores over a project that holds stale and
 // conflicting files, and checks modes and that setuid bits never come back.
 func TestRestoreOutputs(t *testing.T) {
-	st, _ := OpenStore(t.TempDir())
-	dir := t.TempDir()
+	st, _ := OpenStore(testdir.New(t))
+	dir := testdir.New(t)
 	a, _ := st.PutBytes([]byte("A"))
 	b, _ := st.PutBytes([]byte("#!/bin/sh\n"))
 	r := &ActionResult{OutputFiles: []OutputFile{
@@ -220,8 +222,8 @@ func TestRestoreRefusesSymlinkedParent(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need a privilege on Windows")
 	}
-	st, _ := OpenStore(t.TempDir())
-	dir, outside := t.TempDir(), t.TempDir()
+	st, _ := OpenStore(testdir.New(t))
+	dir, outside := testdir.New(t), testdir.New(t)
 	os.Symlink(outside, filepath.Join(dir, "dist"))
 	a, _ := st.PutBytes([]byte("A"))
 	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/a.txt", Digest: a}}}
@@ -234,7 +236,7 @@ func TestRestoreRefusesSymlinkedParent(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
-	st, _ := OpenStore(t.TempDir())
+	st, _ := OpenStore(testdir.New(t))
 	old := time.Now().Add(-48 * time.Hour)
 	put := func(name string, size int, used time.Time) Digest {
 		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), size))
@@ -339,7 +341,7 @@ func (f *fakeRemote) Close() error { return nil }
 // locally (the next run does not ask the remote); what a run stores is
 // uploaded with every blob it names.
 func TestRemoteOrder(t *testing.T) {
-	root := t.TempDir()
+	root := testdir.New(t)
 	os.MkdirAll(filepath.Join(root, "p/dist"), 0o755)
 	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
 	remote := newFakeRemote()
@@ -353,7 +355,7 @@ func TestRemoteOrder(t *testing.T) {
 	}
 
 	// Machine 1 builds and uploads.
-	c1 := open(t.TempDir())
+	c1 := open(testdir.New(t))
 	k, err := c1.Key(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +374,7 @@ func TestRemoteOrder(t *testing.T) {
 
 	// Machine 2, empty local store: a remote hit, restored and kept.
 	os.RemoveAll(filepath.Join(root, "p/dist"))
-	store2 := t.TempDir()
+	store2 := testdir.New(t)
 	c2 := open(store2)
 	k2, _ := c2.Key(spec)
 	h, ok := c2.Lookup(k2)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // hangingRemote never finishes an upload until its context ends.
@@ -45,7 +47,7 @@ type remoteScenario struct {
 }
 
 func newRemoteScenario(t *testing.T) *remoteScenario {
-	root := t.TempDir()
+	root := testdir.New(t)
 	os.MkdirAll(filepath.Join(root, "p/dist"), 0o755)
 	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
 	return &remoteScenario{root: root, spec: &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}}
@@ -70,7 +72,7 @@ func (s *remoteScenario) build(t *testing.T, c *Cache) *Key {
 func TestUploadWaitIsBounded(t *testing.T) {
 	s := newRemoteScenario(t)
 	var warn bytes.Buffer
-	c, err := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Warn: &warn,
+	c, err := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Warn: &warn,
 		Remote: hangingRemote{newFakeRemote()}, RemoteWrite: true, UploadWait: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +92,7 @@ func TestUploadWaitIsBounded(t *testing.T) {
 func TestReadOnlyRemoteGetsNothing(t *testing.T) {
 	s := newRemoteScenario(t)
 	r := newFakeRemote()
-	c, _ := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Remote: r})
+	c, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: r})
 	s.build(t, c)
 	c.Close()
 	if r.updates != 0 || len(r.cas) != 0 {
@@ -103,7 +105,7 @@ func TestReadOnlyRemoteGetsNothing(t *testing.T) {
 func TestRemoteFaultsAreNotRepeated(t *testing.T) {
 	s := newRemoteScenario(t)
 	var warn bytes.Buffer
-	c, _ := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Warn: &warn,
+	c, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Warn: &warn,
 		Remote: faultyRemote{newFakeRemote()}, RemoteWrite: true})
 	s.build(t, c)
 	c.Close()
@@ -117,12 +119,12 @@ func TestRemoteFaultsAreNotRepeated(t *testing.T) {
 func TestCorruptRemoteBlob(t *testing.T) {
 	s := newRemoteScenario(t)
 	good := newFakeRemote()
-	c1, _ := New(Options{Dir: t.TempDir(), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
+	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
 	s.build(t, c1)
 	c1.Close()
 
 	var warn bytes.Buffer
-	store := t.TempDir()
+	store := testdir.New(t)
 	c2, _ := New(Options{Dir: store, Root: s.root, Read: true, Write: true, Warn: &warn, Remote: corruptRemote{good}})
 	k, _ := c2.Key(s.spec)
 	if _, ok := c2.Lookup(k); ok {

@@ -6,10 +6,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 func TestStoreBlobs(t *testing.T) {
-	s, err := OpenStore(t.TempDir())
+	s, err := OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func TestStoreBlobs(t *testing.T) {
 		t.Error("a mismatched blob is in the store")
 	}
 	// PutFile.
-	src := t.TempDir() + "/f"
+	src := testdir.New(t) + "/f"
 	os.WriteFile(src, bytes.Repeat([]byte("x"), 100000), 0o644)
 	fd, err := s.PutFile(src)
 	if err != nil || fd != DigestOf(bytes.Repeat([]byte("x"), 100000)) {
@@ -55,7 +57,7 @@ func TestStoreBlobs(t *testing.T) {
 }
 
 func TestStoreActionResults(t *testing.T) {
-	s, err := OpenStore(t.TempDir())
+	s, err := OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/remotetest"
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 var (
@@ -84,7 +85,7 @@ func blob(t *testing.T, data []byte) cache.BlobSource {
 	t.Helper()
 	sum := sha256.Sum256(data)
 	d := cache.Digest{Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}
-	p := filepath.Join(t.TempDir(), d.Hash)
+	p := filepath.Join(testdir.New(t), d.Hash)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestBazelRemoteKilled(t *testing.T) {
 // TestBazelRemoteAuthHeader: the header from VX_REMOTE_HEADER is sent on
 // every call; a wrong one is a fault whose warning never shows the token.
 func TestBazelRemoteAuthHeader(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	sum := sha1Base64("s3cret-password-123")
 	pw := filepath.Join(dir, "htpasswd")
 	os.WriteFile(pw, []byte("ci:{SHA}"+sum+"\n"), 0o600)

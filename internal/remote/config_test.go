@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 func TestTarget(t *testing.T) {
@@ -47,7 +49,7 @@ func TestTarget(t *testing.T) {
 }
 
 func TestCheckNeverShowsSecrets(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	cert := filepath.Join(dir, "c.pem")
 	os.WriteFile(cert, []byte("x"), 0o600)
 	for _, tc := range []struct {
@@ -127,6 +129,7 @@ func TestFindHelper(t *testing.T) {
 		{"override", fakeFS{"/x/helper": 0o755}, "/x/helper", "/opt/vx/bin/vx", "", "linux", "/x/helper", ""},
 		{"override missing", fakeFS{}, "/x/helper", "/opt/vx/bin/vx", "/usr/bin", "linux", "", "VX_REMOTE_HELPER"},
 		{"windows name", fakeFS{"/opt/vx/vx-remote.exe": 0o644}, "", "/opt/vx/vx.exe", "", "windows", "/opt/vx/vx-remote.exe", ""},
+		{"windows PATH", fakeFS{"C:/tools/vx-remote.exe": 0o644}, "", "", `.;"C:/tools"`, "windows", "C:/tools/vx-remote.exe", ""},
 		{"nowhere", fakeFS{}, "", "/opt/vx/bin/vx", "/usr/bin", "linux", "", "go install github.com/vxrun/vx/cmd/..."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

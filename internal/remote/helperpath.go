@@ -58,7 +58,7 @@ func FindHelper(override, exe, pathEnv, goos string, stat func(string) (fs.FileI
 		if goos == "windows" {
 			dir = strings.Trim(dir, `"`)
 		}
-		if dir == "" || !filepath.IsAbs(dir) {
+		if !isAbs(dir, goos) {
 			continue
 		}
 		p := filepath.Join(dir, name)
@@ -71,4 +71,16 @@ func FindHelper(override, exe, pathEnv, goos string, stat func(string) (fs.FileI
 		where = fmt.Sprintf("beside vx (in %s) or on PATH", tried[0])
 	}
 	return "", fmt.Errorf("remote: a remote cache is configured but the helper %s is not %s; install it with vx: go install github.com/vxrun/vx/cmd/...@latest (or set VX_REMOTE_HELPER to its path)", name, where)
+}
+
+// isAbs reports whether dir is absolute by goos's rules (a drive or UNC
+// path on Windows, a leading slash elsewhere), whatever the host.
+func isAbs(dir, goos string) bool {
+	if goos != "windows" {
+		return strings.HasPrefix(dir, "/")
+	}
+	if strings.HasPrefix(dir, `\\`) || strings.HasPrefix(dir, "//") {
+		return true
+	}
+	return len(dir) >= 3 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/')
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/remotetest"
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // pki writes a CA, a server certificate for 127.0.0.1 and a client
@@ -62,7 +63,7 @@ func TestBazelRemoteMutualTLS(t *testing.T) {
 	if _, ok := remotetest.ServerBinary(); !ok {
 		t.Skip("bazel-remote is not built: run `make bazel-remote`")
 	}
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	ca, sc, sk, cc, ck := pki(t, dir)
 	srv := remotetest.Start(t, remotetest.Options{TLS: true, Args: []string{"--tls_cert_file", sc, "--tls_key_file", sk, "--tls_ca_file", ca}})
 	ctx := ctxT(t)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote/wire"
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // fakeServer is an in-process REAPI server for the faults a real server
@@ -147,7 +148,7 @@ func startFake(t *testing.T, f *fakeServer, header string) *Client {
 func source(t *testing.T, data []byte) cache.BlobSource {
 	sum := sha256.Sum256(data)
 	d := cache.Digest{Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}
-	p := filepath.Join(t.TempDir(), d.Hash)
+	p := filepath.Join(testdir.New(t), d.Hash)
 	os.WriteFile(p, data, 0o644)
 	return cache.BlobSource{Digest: d, Path: p}
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // RepoRoot finds the vx module's root above the working directory.
@@ -84,7 +86,7 @@ func Start(t testing.TB, o Options) *Server {
 	if !ok {
 		t.Skip("bazel-remote is not built: run `make bazel-remote` (it builds bin/bazel-remote from tools/go.mod) to run the remote cache's end-to-end tests")
 	}
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	var s *Server
 	var err error
 	for try := 0; try < 3; try++ {
