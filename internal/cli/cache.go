@@ -150,10 +150,10 @@ var cacheCmd = &command{
 
 func runCache(p *Process, a *parsed) (int, error) {
 	if len(a.pos) != 1 || (a.pos[0] != "status" && a.pos[0] != "prune") {
-		return ExitUsage, usagef("vx cache: say status or prune: vx cache status, vx cache prune --max-size 5GB")
+		return ExitUsage, usagef("say status or prune: vx cache status, vx cache prune --max-size 5GB")
 	}
 	if a.pos[0] == "prune" && (a.set["remote-cache"] || a.set["remote-instance"]) {
-		return ExitUsage, usagef("vx cache prune: prunes the local store only; a remote cache prunes itself")
+		return ExitUsage, usagef("cache prune prunes the local store only; a remote cache prunes itself")
 	}
 	dir := a.str("cache-dir")
 	// vx.json may name a remote cache; status reports it. Outside a

@@ -91,7 +91,7 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 		rc.Timeout = d
 	}
 	if err := rc.Check(); err != nil {
-		return nil, usagef("vx: %v", err)
+		return nil, usagef("%v", err)
 	}
 	return rc, nil
 }
