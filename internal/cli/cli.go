@@ -18,6 +18,7 @@ import (
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
+	"github.com/vxrun/vx/internal/suggest"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -171,7 +172,7 @@ func dispatch(p *Process) (int, error) {
 		if args[0] == "help" && len(args) > 1 {
 			c := findCommand(args[1])
 			if c == nil {
-				return ExitUsage, usagef("unknown command %q; commands: %s", args[1], commandNames())
+				return ExitUsage, usagef("unknown command %q; %scommands: %s", args[1], didYouMeanCommand(args[1]), commandNames())
 			}
 			fmt.Fprint(p.Stdout, commandHelp(c))
 			return ExitOK, nil
@@ -190,7 +191,7 @@ func dispatch(p *Process) (int, error) {
 		if strings.HasPrefix(args[0], "-") {
 			return ExitUsage, usagef("unknown flag %q before the command; try vx run <task> %s", args[0], quote.Name(args[0]))
 		}
-		return ExitUsage, usagef("unknown command %q; commands: %s (vx --help for more)", args[0], commandNames())
+		return ExitUsage, usagef("unknown command %q; %scommands: %s (vx --help for more)", args[0], didYouMeanCommand(args[0]), commandNames())
 	}
 	a, err := parseFlags(c.name, c.flags, args[1:])
 	if err != nil {
@@ -201,6 +202,19 @@ func dispatch(p *Process) (int, error) {
 		return ExitOK, nil
 	}
 	return c.run(p, a)
+}
+
+// didYouMeanCommand returns "did you mean <command>? " for a word close to
+// a command's name, else "".
+func didYouMeanCommand(word string) string {
+	names := []string{"help", "version"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	if best, ok := suggest.Closest(word, names); ok {
+		return "did you mean " + best + "? "
+	}
+	return ""
 }
 
 // commandNames lists the commands for error messages.
@@ -528,8 +542,11 @@ var envCmd = &command{
 }
 
 func runEnv(p *Process, a *parsed) (int, error) {
+	// Nothing after "--" goes to a script here: it names the task, so that
+	// a project named like a flag can be given (vx env -- --filter#build).
+	a.pos = append(a.pos, a.after...)
 	if len(a.pos) != 1 {
-		return ExitUsage, usagef("name one task: vx env build (in a project) or vx env web#build")
+		return ExitUsage, usagef("name one task: vx env build (in a project) or vx env web#build (vx env -- <task> for a name that starts with -)")
 	}
 	ws, cfg, err := load(p)
 	if err != nil {

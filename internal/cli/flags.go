@@ -62,7 +62,7 @@ func parseFlags(cmd string, specs []flagSpec, args []string) (*parsed, error) {
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		spec, ok := findFlag(specs, name)
-		if !ok || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && len(name) > 1) {
+		if !ok || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && len(name) > 1) || strings.HasPrefix(a, "---") {
 			return nil, unknownFlag(cmd, a, specs)
 		}
 		switch spec.kind {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/suggest"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -199,7 +200,15 @@ func ExactTask(ws *workspace.Workspace, s string) (proj *workspace.Project, task
 		return nil, "", false, err
 	}
 	if proj == nil {
-		return nil, "", false, fmt.Errorf("the workspace has no project named %q; vx ls lists them (the root is //)", name)
+		hint := ""
+		names := make([]string, 0, len(ws.Projects))
+		for _, p := range ws.Projects {
+			names = append(names, p.Name)
+		}
+		if best, ok := suggest.Closest(name, names); ok {
+			hint = fmt.Sprintf("did you mean %q? ", best)
+		}
+		return nil, "", false, fmt.Errorf("the workspace has no project named %q; %svx ls lists them (the root is //)", name, hint)
 	}
 	return proj, task, true, nil
 }
@@ -358,20 +367,29 @@ func compactNodes(ns []*Node) []*Node {
 }
 
 func missingScriptError(projects []*workspace.Project, task string) error {
+	seen := map[string]bool{}
+	var all []string // every script name of the projects, sorted
+	for _, p := range projects {
+		for s := range p.Scripts {
+			if !seen[s] {
+				seen[s] = true
+				all = append(all, s)
+			}
+		}
+	}
+	sort.Strings(all)
+	hint := ""
+	if best, ok := suggest.Closest(task, all); ok {
+		hint = fmt.Sprintf("; did you mean %q?", best)
+	}
 	if len(projects) == 1 {
 		p := projects[0]
-		names := make([]string, 0, len(p.Scripts))
-		for s := range p.Scripts {
-			names = append(names, s)
+		if len(all) == 0 {
+			return fmt.Errorf("project %q has no script %q; it has no scripts", p.Name, task)
 		}
-		sort.Strings(names)
-		have := "it has no scripts"
-		if len(names) > 0 {
-			have = "its scripts: " + strings.Join(names, ", ")
-		}
-		return fmt.Errorf("project %q has no script %q; %s", p.Name, task, have)
+		return fmt.Errorf("project %q has no script %q%s; its scripts: %s", p.Name, task, hint, strings.Join(all, ", "))
 	}
-	return fmt.Errorf("none of the %d selected projects has a script %q", len(projects), task)
+	return fmt.Errorf("none of the %d selected projects has a script %q%s", len(projects), task, hint)
 }
 
 // Task returns the node of one task without its dependencies, for

@@ -24,9 +24,14 @@ func Closest(word string, candidates []string) (string, bool) {
 	return best, bestDist >= 0
 }
 
-// Distance is the Levenshtein distance between a and b, in characters.
+// Distance is the optimal string alignment distance between a and b, in
+// characters: the Levenshtein distance (insertions, deletions,
+// substitutions) where swapping two adjacent characters also counts one,
+// the commonest typo ("biuld" is one edit from "build").
 func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	// three rows: i-2, i-1 and i
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -40,8 +45,11 @@ func Distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

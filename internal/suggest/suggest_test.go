@@ -16,6 +16,10 @@ func TestDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"depends-on", "dependson", 1},
 		{"défine", "define", 1}, // one character, two bytes
+		{"biuld", "build", 1},   // adjacent characters swapped
+		{"ab", "ba", 1},
+		{"abc", "ca", 3}, // no substring edited twice
+		{"runn", "run", 1},
 	}
 	for _, tt := range tests {
 		if got := Distance(tt.a, tt.b); got != tt.want {
@@ -36,6 +40,7 @@ func TestClosest(t *testing.T) {
 		{"Filter", "filter", true},
 		{"dryrun", "dry-run", true},
 		{"contnue", "continue", true},
+		{"cnocurrency", "concurrency", true},
 		{"parallel", "", false},
 		{"", "", false},
 	}
