@@ -83,6 +83,7 @@ func (p *Process) startOS(spec Spec) error {
 		return err
 	}
 	p.os.pgid = p.cmd.Process.Pid
+	watchGroup('+', p.os.pgid)
 	procWatch(p)
 	return nil
 }
@@ -161,7 +162,7 @@ func (p *Process) treeAlive() bool {
 
 func (p *Process) terminateTree() { unix.Kill(-p.os.pgid, unix.SIGTERM) }
 func (p *Process) killTree()      { unix.Kill(-p.os.pgid, unix.SIGKILL) }
-func (p *Process) release()       {}
+func (p *Process) release()       { watchGroup('-', p.os.pgid) }
 
 func exitResult(state *os.ProcessState, killed bool) Result {
 	ws, ok := state.Sys().(syscall.WaitStatus)

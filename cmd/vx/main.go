@@ -25,7 +25,14 @@ func main() {
 	os.Exit(run())
 }
 
+// watchdogArg starts vx as the watchdog of another vx (see
+// exec.EnableWatchdog): the only argument, never typed by a user.
+const watchdogArg = "__vx-watchdog"
+
 func run() int {
+	if len(os.Args) == 2 && os.Args[1] == watchdogArg {
+		return exec.RunWatchdog(os.Stdin)
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vx: cannot read the working directory: %v\n", err)
@@ -34,6 +41,11 @@ func run() int {
 	// Processes that escape a task's process group are re-parented to vx
 	// (Linux), which ends them below, once no task runs any more.
 	exec.BecomeSubreaper()
+	// A second process that ends the task trees if vx is killed outright
+	// (SIGKILL), started with the first task.
+	if self, err := os.Executable(); err == nil {
+		exec.EnableWatchdog(self, watchdogArg)
+	}
 	ctx, kill, stop := signalContext()
 	defer stop()
 	code, err := cli.Main(cli.Process{
@@ -53,6 +65,7 @@ func run() int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vx: %s\n", diag.Message(err, dir))
 	}
+	exec.StopWatchdog()
 	exec.EndOrphans(orphanGrace)
 	return code
 }

@@ -365,3 +365,56 @@ func TestReliabilityNestedKilled(t *testing.T) {
 		t.Errorf("%d tasks of the inner vx outlived the outer vx:\n  %s", len(alive), strings.Join(alive, "\n  "))
 	}
 }
+
+// TestReliabilityKilled measures what survives `kill -9` of vx, which
+// runs no code of vx: the kernel kills each task's shell (Pdeathsig), and
+// vx's watchdog, a second process that sees vx's end as the end of a pipe,
+// ends each task's process group. What left its task's group (setsid) is
+// not in any group vx knows and survives; docs/reliability.md says so, and
+// this test checks that exactly that survives.
+func TestReliabilityKilled(t *testing.T) {
+	watchInterrupts(t)
+	tests := []struct {
+		name    string
+		scripts map[string]string
+		project string // one task in this project; "" = all
+		survive int    // processes expected to survive: the setsid ones
+	}{
+		{"two tasks", map[string]string{
+			"a": `sleep 300 & sleep 301 & touch ready; sleep 302`,
+			"b": `sleep 300 & touch ready; sleep 302`,
+		}, "", 0},
+		{"one task", map[string]string{"a": `sleep 300 & sleep 301 & touch ready; sleep 302`}, "a", 0},
+		{"a task leaves its group", map[string]string{"a": `setsid sleep 303 & sleep 300 & touch ready; sleep 302`}, "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.survive > 0 {
+				if _, err := exec.LookPath("setsid"); err != nil {
+					t.Skip("setsid (util-linux) is not installed")
+				}
+			}
+			root := sleepWorkspace(t, tc.scripts)
+			dir := root
+			if tc.project != "" {
+				dir = filepath.Join(root, "packages", tc.project)
+			}
+			cmd, output := startVx(t, dir, "run", "work")
+			var ready []string
+			for p := range tc.scripts {
+				ready = append(ready, filepath.Join(root, "packages", p, "ready"))
+			}
+			waitFiles(t, 15*time.Second, exitedFunc(cmd), ready...)
+			waitUntil(5*time.Second, func() bool { return len(marked(root)) >= 2*len(tc.scripts)+tc.survive })
+			before := len(marked(root))
+			cmd.Process.Kill()
+			waitDeadline(cmd, 5*time.Second)
+			alive := leftovers(root, 3*time.Second)
+			_, stderr := output()
+			t.Logf("%d task processes before kill -9, %d alive 3s after", before, len(alive))
+			if len(alive) != tc.survive {
+				t.Errorf("%d task processes outlived kill -9 of vx by 3s, want %d:\n  %s\nstderr:\n%s", len(alive), tc.survive, strings.Join(alive, "\n  "), stderr)
+			}
+		})
+	}
+}

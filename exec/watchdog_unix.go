@@ -1,0 +1,136 @@
+//go:build unix
+
+package exec
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The watchdog ends the task trees when vx itself is killed with SIGKILL,
+// which runs no code of vx. It is a second process (vx started again with
+// a hidden argument, see [EnableWatchdog]) in a process group of its own,
+// whose stdin is a pipe that only vx holds the other end of: vx writes the
+// id of each task's process group as the task starts ("+ID") and when its
+// tree is gone ("-ID"). When vx ends normally it writes "exit". When the
+// pipe ends without it, vx died: the watchdog sends SIGTERM, then SIGKILL
+// a second later, to every group still registered. Processes that left
+// their task's group (setsid) are not reached: vx's subreaper (Linux) would
+// have ended them, and it died with vx.
+var watchdog struct {
+	sync.Mutex
+	argv    []string // how to start it; nil: no watchdog
+	started bool
+	w       *os.File
+	cmd     *osexec.Cmd
+}
+
+// EnableWatchdog makes the first [Start] also start the watchdog: the
+// program argv[0] with the arguments argv[1:], which must call
+// [RunWatchdog]. cmd/vx passes its own executable and a hidden argument.
+func EnableWatchdog(argv ...string) {
+	watchdog.Lock()
+	watchdog.argv = argv
+	watchdog.Unlock()
+}
+
+// StopWatchdog tells the watchdog that vx ends normally and waits for it
+// to exit. Call it once no task runs.
+func StopWatchdog() {
+	watchdog.Lock()
+	defer watchdog.Unlock()
+	if watchdog.w == nil {
+		return
+	}
+	io.WriteString(watchdog.w, "exit\n")
+	watchdog.w.Close()
+	watchdog.w = nil
+	watchdog.cmd.Wait()
+}
+
+// watchGroup tells the watchdog that group pgid is a task's (+) or is
+// gone (-), starting the watchdog on first use.
+func watchGroup(sign byte, pgid int) {
+	watchdog.Lock()
+	defer watchdog.Unlock()
+	if !watchdog.started && watchdog.argv != nil && sign == '+' {
+		watchdog.started = true
+		startWatchdog()
+	}
+	if watchdog.w != nil {
+		fmt.Fprintf(watchdog.w, "%c%d\n", sign, pgid)
+	}
+}
+
+func startWatchdog() {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	cmd := osexec.Command(watchdog.argv[0], watchdog.argv[1:]...)
+	cmd.Stdin = r
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return
+	}
+	watchdog.w, watchdog.cmd = w, cmd
+}
+
+// RunWatchdog is the watchdog's main loop, reading vx's messages from in;
+// it returns the watchdog's exit code.
+func RunWatchdog(in io.Reader) int {
+	// Signals meant for vx's terminal or session are not the watchdog's.
+	signal.Ignore(unix.SIGINT, unix.SIGQUIT, unix.SIGHUP, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU)
+	groups := map[int]bool{}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "exit" {
+			return 0
+		}
+		if len(line) < 2 {
+			continue
+		}
+		pgid, err := strconv.Atoi(line[1:])
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		if line[0] == '+' {
+			groups[pgid] = true
+		} else {
+			delete(groups, pgid)
+		}
+	}
+	// vx is gone without saying exit: end what it left.
+	for pgid := range groups {
+		unix.Kill(-pgid, unix.SIGTERM)
+		unix.Kill(-pgid, unix.SIGCONT)
+	}
+	deadline := time.Now().Add(time.Second)
+	for len(groups) > 0 && time.Now().Before(deadline) {
+		for pgid := range groups {
+			if unix.Kill(-pgid, 0) != nil || !procGroupAlive(pgid) {
+				delete(groups, pgid)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for pgid := range groups {
+		unix.Kill(-pgid, unix.SIGKILL)
+	}
+	return 0
+}
