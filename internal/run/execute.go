@@ -527,7 +527,15 @@ func stallMessage(running map[*Node]process, ready []*Node, conc int, after time
 	return fmt.Sprintf("vx: %d %s waited %s for a slot: all %d (--concurrency %d) are held by %s; waiting: %s. "+
 		"If tasks run until stopped (dev servers, watchers), mark them \"persistent\": true in vx.json; otherwise raise --concurrency",
 		len(waiting), plural(len(waiting), "task has", "tasks have"), after.Round(time.Millisecond), conc, conc,
-		strings.Join(holding, ", "), strings.Join(waiting, ", "))
+		listSome(holding, 8), listSome(waiting, 8))
+}
+
+// listSome joins the first n of ids, and says how many more there are.
+func listSome(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
 }
 
 // StopCode is the exit code of a vx stopped by ctx before any task ran:

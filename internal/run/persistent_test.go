@@ -40,3 +40,15 @@ func TestPlanRejectsDependingOnPersistent(t *testing.T) {
 		t.Errorf("Plan(dev after ^build) = %v, %v", g, err)
 	}
 }
+
+func TestListSome(t *testing.T) {
+	ids := []string{"a#dev", "b#dev", "c#dev"}
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{{3, "a#dev, b#dev, c#dev"}, {8, "a#dev, b#dev, c#dev"}, {2, "a#dev, b#dev and 1 more"}} {
+		if got := listSome(ids, tt.n); got != tt.want {
+			t.Errorf("listSome(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
