@@ -422,7 +422,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 		tc.Close()
 	}
 	if sum != nil {
-		if err := sum.write(p, out, a.after); err != nil {
+		if err := sum.write(p, ws.Root, out, a.after); err != nil {
 			return out.Code(), err
 		}
 	}

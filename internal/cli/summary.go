@@ -42,6 +42,7 @@ func openSummary(p *Process, v string) (*summaryOut, error) {
 type runSummary struct {
 	Version    string        `json:"vx"`
 	Args       []string      `json:"args"` // vx's command line, after "vx"
+	Root       string        `json:"root"` // the workspace root
 	Start      time.Time     `json:"start"`
 	End        time.Time     `json:"end"`
 	DurationMs float64       `json:"durationMs"`
@@ -70,9 +71,9 @@ type taskSummary struct {
 	Cache      string     `json:"cache"` // hit, miss, or off (not asked)
 }
 
-func (s *summaryOut) write(p *Process, o run.Outcome, args []string) error {
+func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string) error {
 	start, end := o.Start, o.Start.Add(o.Elapsed)
-	doc := runSummary{Version: Version, Args: p.Args, Start: start, End: end, DurationMs: ms(o.Elapsed),
+	doc := runSummary{Version: Version, Args: p.Args, Root: root, Start: start, End: end, DurationMs: ms(o.Elapsed),
 		ExitCode: o.Code(), Tasks: make([]taskSummary, 0, len(o.Tasks))}
 	if o.Signal != nil {
 		doc.Signal = signalName(o.Signal)

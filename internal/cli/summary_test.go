@@ -42,6 +42,7 @@ func TestSummaryJSON(t *testing.T) {
 	// stdout holds the summary only; the tasks' output went to stderr.
 	var doc struct {
 		Args       []string
+		Root       string
 		Start, End time.Time
 		DurationMs float64
 		ExitCode   int
@@ -59,7 +60,7 @@ func TestSummaryJSON(t *testing.T) {
 	if !strings.Contains(stderr.String(), "a#build | built a") {
 		t.Errorf("the tasks' output is not on stderr:\n%s", stderr.String())
 	}
-	if doc.ExitCode != 1 || doc.Start.Before(before.Add(-time.Second)) || doc.End.Before(doc.Start) || doc.DurationMs <= 0 ||
+	if doc.ExitCode != 1 || doc.Root != root || doc.Start.Before(before.Add(-time.Second)) || doc.End.Before(doc.Start) || doc.DurationMs <= 0 ||
 		!cmp.Equal(doc.Args, []string{"run", "build", "--continue", "--summary=json", "--concurrency", "1"}) {
 		t.Errorf("run fields: %+v", doc)
 	}
