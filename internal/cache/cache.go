@@ -61,12 +61,14 @@ type Cache struct {
 	snap     *snapshot
 	snapErr  error
 
-	mu     sync.Mutex
-	nodes  map[string]string // node path → version
-	hits   int
-	misses int
-	stored int
-	warned map[string]bool
+	mu       sync.Mutex
+	nodes    map[string]string // node path → version
+	extras   map[string]hashed // files outside the snapshot, read once per run
+	nodeDirs map[string]string // PATH directory → the node in it, or ""
+	hits     int
+	misses   int
+	stored   int
+	warned   map[string]bool
 
 	uploads      sync.WaitGroup
 	uploadCtx    context.Context // cancelled when Close stops waiting
@@ -152,8 +154,8 @@ func (c *Cache) warn(format string, args ...any) {
 // node binary: the answer is kept in the memo by the binary's size, time
 // and inode.
 func (c *Cache) NodeVersion(env []string) string {
-	path, err := exec.LookPath("node", env)
-	if err != nil {
+	path := c.findNode(env)
+	if path == "" {
 		return ""
 	}
 	real, err := filepath.EvalSymlinks(path)
@@ -192,6 +194,41 @@ func (c *Cache) NodeVersion(env []string) string {
 	return v
 }
 
+// findNode looks node up in env's PATH as exec.LookPath does, one
+// directory at a time, remembering each directory's answer: the tasks of a
+// run share most of their PATH.
+func (c *Cache) findNode(env []string) string {
+	pathVal, _ := exec.LookupEnv(env, "PATH", c.opts.GOOS)
+	pathext, hasExt := exec.LookupEnv(env, "PATHEXT", c.opts.GOOS)
+	for _, dir := range filepath.SplitList(pathVal) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // exec.LookPath refuses relative entries too
+		}
+		c.mu.Lock()
+		found, seen := c.nodeDirs[dir]
+		c.mu.Unlock()
+		if !seen {
+			one := []string{"PATH=" + dir}
+			if hasExt {
+				one = append(one, "PATHEXT="+pathext)
+			}
+			if p, err := exec.LookPath("node", one); err == nil {
+				found = p
+			}
+			c.mu.Lock()
+			if c.nodeDirs == nil {
+				c.nodeDirs = map[string]string{}
+			}
+			c.nodeDirs[dir] = found
+			c.mu.Unlock()
+		}
+		if found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
 func (c *Cache) platform() []Property {
 	return []Property{{Name: "OSFamily", Value: c.opts.GOOS}, {Name: "ISA", Value: c.opts.GOARCH}}
 }
@@ -209,10 +246,22 @@ func (c *Cache) Key(t *TaskSpec) (*Key, error) {
 // extraFile hashes a file the snapshot does not list (a package.json or
 // lockfile that git ignores).
 func (c *Cache) extraFile(p string) (fileState, bool) {
+	c.mu.Lock()
+	e, seen := c.extras[p]
+	c.mu.Unlock()
+	if seen {
+		return e.st, e.ok
+	}
 	st, ok, err := c.sc.hashOne(p, false, time.Now())
 	if err != nil {
-		return fileState{}, false
+		st, ok = fileState{}, false
 	}
+	c.mu.Lock()
+	if c.extras == nil {
+		c.extras = map[string]hashed{}
+	}
+	c.extras[p] = hashed{p, st, ok}
+	c.mu.Unlock()
 	return st, ok
 }
 

@@ -42,30 +42,34 @@ func TestMatchGlobs(t *testing.T) {
 }
 
 func TestInputPaths(t *testing.T) {
-	snap := &snapshot{files: map[string]fileState{}}
+	files := map[string]fileState{}
 	for _, p := range []string{"package.json", "pnpm-lock.yaml", "scripts/build.mjs", "scripts/x.txt",
 		"web/package.json", "web/src/a.ts", "web/dist/a.js", "web/README.md", "webapp/a.ts"} {
-		snap.files[p] = fileState{id: "id"}
+		files[p] = fileState{id: "id"}
 	}
-	snap.sort()
+	snap := newSnapshot(files)
 	tests := []struct {
 		name string
 		t    TaskSpec
 		want []string
 	}{
 		{"default: the project's files but the outputs", TaskSpec{RelDir: "web", Outputs: []string{"dist/**"}},
-			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "web/README.md", "web/package.json", "web/src/a.ts", "yarn.lock"}},
+			[]string{"pnpm-lock.yaml", "web/README.md", "web/package.json", "web/src/a.ts"}},
 		{"globs, root-relative, package.json always", TaskSpec{RelDir: "web", Inputs: []string{"src/**", "//scripts/*.mjs"}},
-			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "scripts/build.mjs", "web/package.json", "web/src/a.ts", "yarn.lock"}},
+			[]string{"pnpm-lock.yaml", "scripts/build.mjs", "web/package.json", "web/src/a.ts"}},
 		{"empty inputs", TaskSpec{RelDir: "web", Inputs: []string{}},
-			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "web/package.json", "yarn.lock"}},
+			[]string{"pnpm-lock.yaml", "web/package.json"}},
 		{"root project: everything", TaskSpec{RelDir: ".", Outputs: []string{"web/dist/**"}},
-			[]string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "package.json", "pnpm-lock.yaml",
-				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/package.json", "web/src/a.ts", "webapp/a.ts", "yarn.lock"}},
+			[]string{"package.json", "pnpm-lock.yaml",
+				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/package.json", "web/src/a.ts", "webapp/a.ts"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, inputPaths(snap, &tt.t)); diff != "" {
+			var got []string
+			for _, f := range inputFiles(snap, &tt.t, nil) {
+				got = append(got, f.Path)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("inputPaths (-want +got):\n%s", diff)
 			}
 		})
@@ -75,8 +79,8 @@ func TestInputPaths(t *testing.T) {
 // TestKeyParts: every part the docs list changes the key; machine paths
 // and the order of declarations do not.
 func TestKeyParts(t *testing.T) {
-	snap := &snapshot{files: map[string]fileState{"p/package.json": {id: "a"}, "p/src/x.ts": {id: "b"}}}
-	snap.sort()
+	files := map[string]fileState{"p/package.json": {id: "a"}, "p/src/x.ts": {id: "b"}}
+	snap := newSnapshot(files)
 	base := TaskSpec{RelDir: "p", Argv: []string{"tsc"}, Env: []Property{{"A", "1"}, {"B", "2"}},
 		Outputs: []string{"dist/**"}, Node: "v22.0.0", Deps: []DepKey{{ID: "q#build", Action: DigestOf([]byte("q"))}}}
 	plat := []Property{{Name: "OSFamily", Value: "linux"}, {Name: "ISA", Value: "amd64"}}
@@ -90,33 +94,34 @@ func TestKeyParts(t *testing.T) {
 	if key(same, snap, plat) != k0 {
 		t.Error("the order of the declared variables changed the key")
 	}
-	changes := map[string]func(ts *TaskSpec, s *snapshot, p *[]Property){
-		"argument":       func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Argv = []string{"tsc", "--watch"} },
-		"variable value": func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", "3"}} },
-		"unset variable": func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Env = []Property{{"A", "1"}} },
-		"empty variable": func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", ""}} },
-		"outputs":        func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Outputs = []string{"lib/**"} },
-		"node":           func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.Node = "v20.0.0" },
-		"dependency key": func(ts *TaskSpec, s *snapshot, p *[]Property) {
+	changes := map[string]func(ts *TaskSpec, s map[string]fileState, p *[]Property){
+		"argument":       func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Argv = []string{"tsc", "--watch"} },
+		"variable value": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", "3"}} },
+		"unset variable": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Env = []Property{{"A", "1"}} },
+		"empty variable": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", ""}} },
+		"outputs":        func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Outputs = []string{"lib/**"} },
+		"node":           func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Node = "v20.0.0" },
+		"dependency key": func(ts *TaskSpec, s map[string]fileState, p *[]Property) {
 			ts.Deps = []DepKey{{ID: "q#build", Action: DigestOf([]byte("q2"))}}
 		},
-		"directory":      func(ts *TaskSpec, s *snapshot, p *[]Property) { ts.RelDir = "p2" },
-		"file content":   func(ts *TaskSpec, s *snapshot, p *[]Property) { s.files["p/src/x.ts"] = fileState{id: "c"} },
-		"executable bit": func(ts *TaskSpec, s *snapshot, p *[]Property) { s.files["p/src/x.ts"] = fileState{id: "b", exec: true} },
-		"operating system": func(ts *TaskSpec, s *snapshot, p *[]Property) {
+		"directory":    func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.RelDir = "p2" },
+		"file content": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { s["p/src/x.ts"] = fileState{id: "c"} },
+		"executable bit": func(ts *TaskSpec, s map[string]fileState, p *[]Property) {
+			s["p/src/x.ts"] = fileState{id: "b", exec: true}
+		},
+		"operating system": func(ts *TaskSpec, s map[string]fileState, p *[]Property) {
 			*p = []Property{{Name: "OSFamily", Value: "darwin"}, {Name: "ISA", Value: "amd64"}}
 		},
 	}
 	for name, change := range changes {
 		ts := base
-		s2 := &snapshot{files: map[string]fileState{}}
-		for k, v := range snap.files {
-			s2.files[k] = v
+		f2 := map[string]fileState{}
+		for k, v := range files {
+			f2[k] = v
 		}
-		s2.sort()
 		p2 := append([]Property(nil), plat...)
-		change(&ts, s2, &p2)
-		if key(ts, s2, p2) == k0 {
+		change(&ts, f2, &p2)
+		if key(ts, newSnapshot(f2), p2) == k0 {
 			t.Errorf("changing the %s did not change the key", name)
 		}
 	}

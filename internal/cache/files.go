@@ -34,27 +34,95 @@ type fileState struct {
 // would add (tracked, plus untracked files that are not ignored), or every
 // file when there is no git, node_modules directories excluded.
 type snapshot struct {
-	paths []string // sorted, slash-separated, relative to the root
-	files map[string]fileState
-	git   bool
+	paths  []string    // sorted, slash-separated, relative to the root
+	states []fileState // states[i] is the state of paths[i]
+	git    bool
+}
+
+// newSnapshot returns the snapshot of the files in m.
+func newSnapshot(m map[string]fileState) *snapshot {
+	s := &snapshot{}
+	for p := range m {
+		s.paths = append(s.paths, p)
+	}
+	sort.Strings(s.paths)
+	s.states = make([]fileState, len(s.paths))
+	for i, p := range s.paths {
+		s.states[i] = m[p]
+	}
+	return s
+}
+
+// get returns the state of the file at p.
+func (s *snapshot) get(p string) (fileState, bool) {
+	i := sort.SearchStrings(s.paths, p)
+	if i < len(s.paths) && s.paths[i] == p {
+		return s.states[i], true
+	}
+	return fileState{}, false
+}
+
+// rangeOf returns the index range of the paths at or below dir ("." for
+// all).
+func (s *snapshot) rangeOf(dir string) (int, int) {
+	if dir == "." || dir == "" {
+		return 0, len(s.paths)
+	}
+	i := sort.SearchStrings(s.paths, dir)
+	if i < len(s.paths) && s.paths[i] == dir {
+		return i, i + 1 // a file
+	}
+	prefix := dir + "/"
+	i = sort.SearchStrings(s.paths, prefix)
+	j := i + sort.Search(len(s.paths)-i, func(k int) bool { return !strings.HasPrefix(s.paths[i+k], prefix) })
+	return i, j
 }
 
 // under returns the paths at or below dir ("." for all), in order.
 func (s *snapshot) under(dir string) []string {
-	if dir == "." || dir == "" {
-		return s.paths
-	}
-	prefix := dir + "/"
-	i := sort.SearchStrings(s.paths, dir)
-	if i < len(s.paths) && s.paths[i] == dir {
-		return s.paths[i : i+1] // a file
-	}
-	i = sort.SearchStrings(s.paths, prefix)
-	j := i
-	for j < len(s.paths) && strings.HasPrefix(s.paths[j], prefix) {
-		j++
-	}
+	i, j := s.rangeOf(dir)
 	return s.paths[i:j]
+}
+
+// apply records the results of hashing: new states for listed paths, the
+// removal of those gone (ok false), and new paths, keeping the order.
+func (s *snapshot) apply(results []hashed) {
+	var added []hashed
+	removed := false
+	for _, r := range results {
+		if r.rel == "" {
+			continue
+		}
+		i := sort.SearchStrings(s.paths, r.rel)
+		found := i < len(s.paths) && s.paths[i] == r.rel
+		switch {
+		case found && r.ok:
+			s.states[i] = r.st
+		case found:
+			s.states[i].id, removed = "", true // a tombstone, dropped below
+		case r.ok:
+			added = append(added, r)
+		}
+	}
+	if !removed && len(added) == 0 {
+		return
+	}
+	sort.Slice(added, func(i, j int) bool { return added[i].rel < added[j].rel })
+	paths := make([]string, 0, len(s.paths)+len(added))
+	states := make([]fileState, 0, len(s.paths)+len(added))
+	i, j := 0, 0
+	for i < len(s.paths) || j < len(added) {
+		if j >= len(added) || i < len(s.paths) && s.paths[i] < added[j].rel {
+			if s.states[i].id != "" {
+				paths, states = append(paths, s.paths[i]), append(states, s.states[i])
+			}
+			i++
+		} else {
+			paths, states = append(paths, added[j].rel), append(states, added[j].st)
+			j++
+		}
+	}
+	s.paths, s.states = paths, states
 }
 
 // scanner takes snapshots of the files under root.
@@ -120,8 +188,7 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 	if cerr != nil {
 		return nil, cerr
 	}
-	snap := &snapshot{files: map[string]fileState{}, git: true}
-	var order []string // git lists tracked files sorted by path
+	snap := &snapshot{git: true}
 	sha256Repo := false
 	for len(tracked) > 0 {
 		i := bytes.IndexByte(tracked, 0)
@@ -146,10 +213,20 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 			continue
 		}
 		sha256Repo = len(id) == 64
-		if _, dup := snap.files[p]; !dup { // an unmerged path is listed once per stage
-			order = append(order, p)
+		if n := len(snap.paths); n > 0 && snap.paths[n-1] == p {
+			continue // an unmerged path is listed once per stage
 		}
-		snap.files[p] = fileState{id: id, exec: string(mode) == "100755"}
+		snap.paths = append(snap.paths, p)
+		snap.states = append(snap.states, fileState{id: id, exec: string(mode) == "100755"})
+	}
+	if !sort.StringsAreSorted(snap.paths) {
+		// git sorts by bytes as Go does; be safe anyway.
+		m := make(map[string]fileState, len(snap.paths))
+		for i, p := range snap.paths {
+			m[p] = snap.states[i]
+		}
+		snap = newSnapshot(m)
+		snap.git = true
 	}
 	var todo []string
 	for _, p := range bytes.Split(changed, []byte{0}) {
@@ -162,58 +239,16 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 		}
 		todo = append(todo, s)
 	}
-	if err := sc.hashFiles(snap, todo, sha256Repo); err != nil {
+	results, err := sc.hashFiles(todo, sha256Repo)
+	if err != nil {
 		return nil, err
 	}
-	snap.sortFrom(order)
+	snap.apply(results)
 	return snap, nil
 }
 
 func (sc *scanner) skipped(p string) bool {
 	return sc.skip != "" && (p == sc.skip || strings.HasPrefix(p, sc.skip+"/"))
-}
-
-// sortFrom sets s.paths from sorted, a sorted list of most of s.files'
-// paths, adding the others (untracked files) and leaving out those gone.
-func (s *snapshot) sortFrom(sorted []string) {
-	if !sort.StringsAreSorted(sorted) {
-		s.sort()
-		return
-	}
-	in := make(map[string]bool, 16)
-	var extra []string
-	if len(s.files) != len(sorted) {
-		for _, p := range sorted {
-			in[p] = true
-		}
-		for p := range s.files {
-			if !in[p] {
-				extra = append(extra, p)
-			}
-		}
-		sort.Strings(extra)
-	}
-	s.paths = make([]string, 0, len(s.files))
-	i, j := 0, 0
-	for i < len(sorted) || j < len(extra) {
-		var p string
-		if j >= len(extra) || i < len(sorted) && sorted[i] < extra[j] {
-			p, i = sorted[i], i+1
-		} else {
-			p, j = extra[j], j+1
-		}
-		if _, ok := s.files[p]; ok {
-			s.paths = append(s.paths, p)
-		}
-	}
-}
-
-func (s *snapshot) sort() {
-	s.paths = make([]string, 0, len(s.files))
-	for p := range s.files {
-		s.paths = append(s.paths, p)
-	}
-	sort.Strings(s.paths)
 }
 
 // hasNodeModules reports whether a slash path has a node_modules element.
@@ -261,24 +296,28 @@ func (sc *scanner) scanWalk(dirs []string) (*snapshot, error) {
 			return nil, fmt.Errorf("cache: listing the inputs: %w", err)
 		}
 	}
-	snap := &snapshot{files: map[string]fileState{}}
-	if err := sc.hashFiles(snap, todo, false); err != nil {
+	results, err := sc.hashFiles(todo, false)
+	if err != nil {
 		return nil, err
 	}
-	snap.sort()
+	snap := &snapshot{}
+	snap.apply(results)
 	return snap, nil
 }
 
-// hashFiles adds the files at the root-relative paths to snap, taking ids
-// from the memo when a file's size, modification time and inode are those
-// recorded, hashing the others on all CPUs. A file that is gone is left out.
-func (sc *scanner) hashFiles(snap *snapshot, paths []string, sha256Repo bool) error {
-	type job struct {
-		rel string
-		st  fileState
-		ok  bool
-	}
-	jobs := make([]job, len(paths))
+// hashed is the state of one file read by hashFiles; ok is false when the
+// file is gone.
+type hashed struct {
+	rel string
+	st  fileState
+	ok  bool
+}
+
+// hashFiles returns the state of the files at the root-relative paths,
+// taking ids from the memo when a file's size, modification time and inode
+// are those recorded, hashing the others on all CPUs.
+func (sc *scanner) hashFiles(paths []string, sha256Repo bool) ([]hashed, error) {
+	jobs := make([]hashed, len(paths))
 	var next int
 	var mu sync.Mutex
 	var firstErr error
@@ -306,22 +345,15 @@ func (sc *scanner) hashFiles(snap *snapshot, paths []string, sha256Repo bool) er
 					mu.Unlock()
 					continue
 				}
-				jobs[i] = job{rel, st, ok}
+				jobs[i] = hashed{rel, st, ok}
 			}
 		}()
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return firstErr
+		return nil, firstErr
 	}
-	for _, j := range jobs {
-		if j.ok {
-			snap.files[j.rel] = j.st
-		} else if j.rel != "" {
-			delete(snap.files, j.rel)
-		}
-	}
-	return nil
+	return jobs, nil
 }
 
 // hashOne returns the state of one file; ok is false when it does not

@@ -104,10 +104,10 @@ func projectRel(dir, p string) (string, bool) {
 	return "", false
 }
 
-// inputPaths returns the root-relative paths of t's input files in snap,
-// sorted, each once.
-func inputPaths(snap *snapshot, t *TaskSpec) []string {
-	var out []string
+// inputFiles returns t's input files in snap, sorted by path, each once.
+// extra states a file the snapshot lacks (a package.json or lockfile git
+// ignores); nil means none.
+func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bool)) []InputFile {
 	isOutput := func(p string) bool {
 		if len(t.Outputs) == 0 {
 			return false
@@ -115,45 +115,70 @@ func inputPaths(snap *snapshot, t *TaskSpec) []string {
 		rel, ok := projectRel(t.RelDir, p)
 		return ok && matchGlobs(t.Outputs, p, rel, true)
 	}
-	under := snap.under(t.RelDir)
-	out = make([]string, 0, len(under)+len(Lockfiles)+1)
-	if t.Inputs == nil {
-		for _, p := range under {
-			if !isOutput(p) {
-				out = append(out, p)
-			}
-		}
-	} else {
-		for _, p := range under {
+	i, j := snap.rangeOf(t.RelDir)
+	out := make([]InputFile, 0, j-i+len(Lockfiles)+1)
+	add := func(k int) {
+		out = append(out, InputFile{Path: snap.paths[k], ID: snap.states[k].id, Exec: snap.states[k].exec})
+	}
+	for k := i; k < j; k++ {
+		p := snap.paths[k]
+		if t.Inputs != nil {
 			rel, _ := projectRel(t.RelDir, p)
-			if matchGlobs(t.Inputs, p, rel, true) && !isOutput(p) {
-				out = append(out, p)
+			if !matchGlobs(t.Inputs, p, rel, true) {
+				continue
 			}
 		}
-		for _, base := range rootGlobBases(t.Inputs) {
-			for _, p := range snap.under(base) {
-				rel, in := projectRel(t.RelDir, p)
-				if in {
-					continue // decided above
-				}
-				if matchGlobs(t.Inputs, p, rel, in) {
-					out = append(out, p)
-				}
+		if !isOutput(p) {
+			add(k)
+		}
+	}
+	for _, base := range rootGlobBases(t.Inputs) {
+		bi, bj := snap.rangeOf(base)
+		for k := bi; k < bj; k++ {
+			p := snap.paths[k]
+			rel, in := projectRel(t.RelDir, p)
+			if !in && matchGlobs(t.Inputs, p, rel, false) {
+				add(k)
 			}
 		}
 	}
-	out = append(out, path.Join(t.RelDir, "package.json"))
-	out = append(out, Lockfiles...)
-	sort.Strings(out)
-	// Drop duplicates (package.json, a lockfile, overlapping root globs).
-	w := 0
-	for i, p := range out {
-		if i == 0 || p != out[w-1] {
-			out[w] = p
-			w++
+	// package.json and the lockfiles, always: most often package.json is
+	// there already and the lockfiles go in front of or among the rest;
+	// each is put in its place rather than sorting the whole list again.
+	sorted := sort.SliceIsSorted(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	for _, p := range append([]string{path.Join(t.RelDir, "package.json")}, Lockfiles...) {
+		k := sort.Search(len(out), func(k int) bool { return out[k].Path >= p })
+		if sorted && k < len(out) && out[k].Path == p {
+			continue
 		}
+		st, ok := snap.get(p)
+		if !ok && extra != nil {
+			st, ok = extra(p)
+		}
+		if !ok {
+			continue
+		}
+		f := InputFile{Path: p, ID: st.id, Exec: st.exec}
+		if !sorted {
+			out = append(out, f)
+			continue
+		}
+		out = append(out, InputFile{})
+		copy(out[k+1:], out[k:])
+		out[k] = f
 	}
-	return out[:w]
+	if !sorted {
+		sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+		w := 0
+		for k, f := range out {
+			if k == 0 || f.Path != out[w-1].Path {
+				out[w] = f
+				w++
+			}
+		}
+		out = out[:w]
+	}
+	return out
 }
 
 // rootGlobBases returns the directories (from the root) under which the
@@ -198,8 +223,8 @@ func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p stri
 	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
 	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
 
-	paths := inputPaths(snap, t)
-	m := make([]byte, 0, 64+len(paths)*96)
+	k.Inputs = inputFiles(snap, t, extra)
+	m := make([]byte, 0, 64+len(k.Inputs)*96)
 	m = append(m, "vx inputs 1\n"...)
 	for _, d := range k.Deps {
 		m = append(m, "dep "...)
@@ -208,25 +233,16 @@ func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p stri
 		m = strconv.AppendQuote(m, d.ID)
 		m = append(m, '\n')
 	}
-	k.Inputs = make([]InputFile, 0, len(paths))
-	for _, p := range paths {
-		st, ok := snap.files[p]
-		if !ok && extra != nil {
-			st, ok = extra(p) // package.json or a lockfile git ignores
-		}
-		if !ok {
-			continue
-		}
+	for _, f := range k.Inputs {
 		m = append(m, "file "...)
-		m = append(m, st.id...)
-		if st.exec {
+		m = append(m, f.ID...)
+		if f.Exec {
 			m = append(m, " x "...)
 		} else {
 			m = append(m, " - "...)
 		}
-		m = appendQuoted(m, p)
+		m = appendQuoted(m, f.Path)
 		m = append(m, '\n')
-		k.Inputs = append(k.Inputs, InputFile{Path: p, ID: st.id, Exec: st.exec})
 	}
 	k.manifest = m
 	k.InputRoot = DigestOf(k.manifest)
