@@ -10,6 +10,9 @@
 #   bash loop timed with $EPOCHREALTIME when hyperfine cannot be had), bun from
 #   the npm registry (skipped, saying so, when it cannot be installed or run).
 #
+# Then bench/cache.sh measures the task cache beside turbo's and appends its
+# table (BENCH_CACHE=0 skips it).
+#
 # Knobs (environment): BENCH_ROUNDS (default 3): rounds per size, the order of
 # the commands rotating every round so that drift hits all alike;
 # BENCH_NO_HYPERFINE=1 forces the bash-loop fallback; BENCH_SIZES (default
@@ -240,4 +243,8 @@ echo "$table"
 	echo
 	echo "$table"
 } >"$out"
+if [ "${BENCH_CACHE:-1}" != 0 ]; then
+	say "the task cache beside turbo (bench/cache.sh; BENCH_CACHE=0 skips it)"
+	"$repo/bench/cache.sh" "$out" || note "bench/cache.sh failed (see bench/.cache/cache-bench.log)"
+fi
 say "results written to ${out#"$repo"/}"
