@@ -52,6 +52,10 @@ type Project struct {
 	// ""), RelDir: "." for the root. Two projects may share a name (pnpm
 	// tolerates it): see [Workspace.Lookup].
 	Name string
+	// ID names the project in task ids ("<ID>#<task>"): its Name, or its
+	// RelDir when another project has the same name, so that every task
+	// id of a workspace is unique. Discover sets it; "" stands for Name.
+	ID string
 	// Unnamed reports that the package.json has no "name", so that Name is
 	// RelDir standing in for one (npm_package_name is then left unset).
 	Unnamed bool
@@ -551,7 +555,13 @@ func (d *discoverer) build(f *found, curKey string, curManifest *manifest) (*Wor
 		sorted[i], sortedManifests[i], sortedReals[i] = w.Projects[k], manifests[k], reals[k]
 	}
 	w.Projects = sorted
-	r := newResolver(w, sortedReals, d.goos)
+	r := newResolver(w, sortedReals, d.goos) // indexes the names
+	for _, p := range w.Projects {
+		p.ID = p.Name
+		if len(w.byName[p.Name]) > 1 {
+			p.ID = p.RelDir
+		}
+	}
 	pos := make(map[*Project]int, len(w.Projects))
 	for i, p := range w.Projects {
 		pos[p] = i

@@ -121,6 +121,9 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 			continue
 		}
 		if !selected {
+			if err := sharedNameFilter(ws, sel.Filters); err != nil {
+				return nil, err
+			}
 			var err error
 			if picked, err = selectProjects(ws, sel); err != nil {
 				return nil, err
@@ -164,23 +167,52 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 	return &Graph{Nodes: p.order, Notes: notes, Base: picked.base}, nil
 }
 
+// sharedNameFilter reports a --filter that names, exactly, a name two or
+// more projects share ("name", "name...", "...name", "!name"): the error
+// names every directory holding it, so that the user can pick one by its
+// directory. Globs that happen to match such projects select them all, as
+// in pnpm.
+func sharedNameFilter(ws *workspace.Workspace, filters []string) error {
+	for _, f := range filters {
+		name := strings.TrimPrefix(f, "!")
+		name = strings.TrimPrefix(name, "...")
+		name = strings.TrimPrefix(name, "^")
+		name = strings.TrimSuffix(name, "...")
+		name = strings.TrimSuffix(name, "^")
+		if name == "" || strings.ContainsAny(name, "*?[]{}") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if _, err := ws.Lookup(name); err != nil {
+			return fmt.Errorf("--filter %q: %w", f, err)
+		}
+	}
+	return nil
+}
+
 // RootID is the task id prefix that always names the workspace root's
 // project, whatever its name (turbo's spelling): "//#build".
 const RootID = "//"
 
-// TaskID is the id of proj's task: "<project>#<task>", or "//#<task>" for a
-// root without a name.
+// TaskID is the id of proj's task: "<project>#<task>", "//#<task>" for a
+// root without a name, and "<dir>#<task>" for a project whose name another
+// project shares (its RelDir: "playground/hmr#dev"), so that ids are
+// unique.
 func TaskID(proj *workspace.Project, task string) string {
 	if proj.IsRoot && proj.Name == "." {
 		return RootID + "#" + task
+	}
+	if proj.ID != "" {
+		return proj.ID + "#" + task
 	}
 	return proj.Name + "#" + task
 }
 
 // ExactTask reads s as a task id, "<project>#<task>" or "//#<task>".
 // ok is false when s holds no "#" (a bare task name). The project part is
-// what comes before the first "#" (project names cannot hold one); a name
-// no project has, or one two projects share, is an error.
+// what comes before the first "#" (project names cannot hold one): a
+// project's name or, when no project has that name, a project's directory
+// relative to the root ("playground/hmr", "./playground/hmr"). A name no
+// project has, or one two projects share, is an error.
 func ExactTask(ws *workspace.Workspace, s string) (proj *workspace.Project, task string, ok bool, err error) {
 	name, task, ok := strings.Cut(s, "#")
 	if !ok {
@@ -200,6 +232,12 @@ func ExactTask(ws *workspace.Workspace, s string) (proj *workspace.Project, task
 		return nil, "", false, err
 	}
 	if proj == nil {
+		dir := strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(name, `\`, "/"), "./"), "/")
+		for _, p := range ws.Projects {
+			if p.RelDir == dir {
+				return p, task, true, nil
+			}
+		}
 		hint := ""
 		names := make([]string, 0, len(ws.Projects))
 		for _, p := range ws.Projects {

@@ -318,7 +318,16 @@ func TestPlanDuplicateNames(t *testing.T) {
 	ws.Projects = append(ws.Projects, dupB)
 	app := ws.Projects[3]
 	app.AmbiguousDeps = []string{"x"}
+	ws.Projects[2].ID, dupB.ID = "packages/x", "other/x" // as Discover sets them
 	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`)
+	// Run at the root without filters, both run, each under its directory.
+	g, err := Plan(&workspace.Workspace{Root: ws.Root, Projects: ws.Projects, Current: ws.Projects[0]}, mustConfig(t, "{}"), Selection{Tasks: []string{"build"}})
+	if err != nil {
+		t.Fatalf("Plan(root, no filters) error = %v; a shared name no one names must not stop the run", err)
+	}
+	if diff := cmp.Diff([]string{"lib#build", "packages/x#build", "app#build", "other/x#build"}, planIDs(g)); diff != "" {
+		t.Errorf("plan mismatch (-want +got):\n%s", diff)
+	}
 	const both = `projects "packages/x" and "other/x" have the same name "x": give them different names, or select one by its directory (--filter ./packages/x)`
 	tests := []struct {
 		name    string
@@ -328,9 +337,10 @@ func TestPlanDuplicateNames(t *testing.T) {
 		wantErr string
 	}{
 		{name: "an unrelated project runs", current: "lib", sel: Selection{Tasks: []string{"build"}}, want: []string{"lib#build"}},
-		{name: "one of them by its directory", sel: Selection{Tasks: []string{"test"}, Filters: []string{"./other/x"}, Dir: filepath.FromSlash("/ws")}, want: []string{"x#test"}},
+		{name: "one of them by its directory", sel: Selection{Tasks: []string{"test"}, Filters: []string{"./other/x"}, Dir: filepath.FromSlash("/ws")}, want: []string{"other/x#test"}},
 		{name: "by name", sel: Selection{Tasks: []string{"x#build"}}, wantErr: `task "x#build": workspace: ` + both},
-		{name: "both selected", sel: Selection{Tasks: []string{"build"}, Filters: []string{"x"}}, wantErr: `task "x#build": workspace: ` + both},
+		{name: "a --filter naming it", sel: Selection{Tasks: []string{"build"}, Filters: []string{"x..."}}, wantErr: `--filter "x...": workspace: ` + both},
+		{name: "by its directory", sel: Selection{Tasks: []string{"other/x#test"}}, want: []string{"other/x#test"}},
 		{name: "a dependency edge by the name", current: "app", sel: Selection{Tasks: []string{"build"}},
 			wantErr: `task "app#build" depends on "^build" through "app"'s dependency "x": workspace: ` + both},
 	}
