@@ -324,6 +324,7 @@ func TestDiscoverProjectFields(t *testing.T) {
 	root := filepath.Join(base, "npm")
 	want := &Project{
 		Name:     "a",
+		ID:       "a",
 		Dir:      filepath.Join(root, "packages", "a"),
 		RelDir:   "packages/a",
 		Version:  "1.2.3",
