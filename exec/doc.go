@@ -11,7 +11,11 @@
 //     Windows;
 //   - the process lifecycle: a script runs in its own process group (Unix) or
 //     job object (Windows), so interrupting or killing a task reaches its whole
-//     process tree.
+//     process tree. [Start] takes a context whose cancellation (with an
+//     [Interrupt] cause naming the signal) ends the tree; on Linux vx is its
+//     tasks' child subreaper ([BecomeSubreaper], [EndOrphans]) and follows
+//     their stops for job control; on Unix a watchdog process
+//     ([EnableWatchdog]) ends the task groups if vx is killed outright.
 //
 // The package imports nothing else of vx: it takes plain values (names, maps,
 // paths, the parent environment as a []string) so the policy is a pure
