@@ -3,11 +3,14 @@
 # or add that line to $PROFILE.
 # It asks vx itself (vx __complete ...), so the tasks and projects offered
 # are those of the workspace the cursor's command would run in.
-Register-ArgumentCompleter -Native -CommandName 'vx', 'vx.exe' -ScriptBlock {
+Register-ArgumentCompleter -Native -CommandName 'vx', 'vx.exe', 'vx.cmd' -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
     $elements = @($commandAst.CommandElements | Where-Object { $_.Extent.StartOffset -lt $cursorPosition })
     $prog = $elements[0].Extent.Text
-    $rest = @($elements | Select-Object -Skip 1 | ForEach-Object { $_.Extent.Text })
+    # Words as the program would get them: a quoted string without its quotes.
+    $rest = @($elements | Select-Object -Skip 1 | ForEach-Object {
+        if ($_ -is [System.Management.Automation.Language.StringConstantExpressionAst]) { $_.Value } else { $_.Extent.Text }
+    })
     if ($wordToComplete -ne '') {
         # The last element is the word under the cursor: keep what precedes the cursor.
         $rest = @($rest | Select-Object -SkipLast 1) + @($wordToComplete)
