@@ -231,3 +231,40 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterThroughSymlink: vx started in a directory reached through a
+// symbolic link (macOS /tmp and /var are links) finds the projects of
+// ./path and . by their real paths, on both sides.
+func TestFilterThroughSymlink(t *testing.T) {
+	ws := testWorkspace(t, "root::build", "a::build", "b::build")
+	link := filepath.FromSlash("/link")
+	real := map[string]string{
+		filepath.Join(link, "packages", "b"): filepath.Join(ws.Root, "packages", "b"),
+		link:                                 ws.Root,
+	}
+	realPath := func(p string) (string, error) {
+		if r, ok := real[p]; ok {
+			return r, nil
+		}
+		return p, nil
+	}
+	tests := []struct {
+		dir, filter, want string
+	}{
+		{filepath.Join(link, "packages", "b"), ".", "packages/b"},
+		{filepath.Join(link, "packages", "b"), "../a", "packages/a"},
+		{link, "./packages/*", "packages/a packages/b"},
+		{link, "{packages/b}", "packages/b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.filter, func(t *testing.T) {
+			got, err := selectProjects(ws, Selection{Filters: []string{tt.filter}, Dir: tt.dir, RealPath: realPath})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, relDirs(got.projects)); diff != "" {
+				t.Errorf("selection (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,5 +1,8 @@
 // node oracle.js PNPM...: writes pnpm.txt, the projects each pnpm selects
 // for the rows of filters.txt, in the workspace ws/ after scenario.sh.
+// node oracle.js --check PNPM: asks that pnpm again and fails when one of
+// its answers is none of those pnpm.txt records for the row (.ci/run does
+// this, so the table stays pnpm's own answers).
 //
 //   npm i --prefix /tmp/p12 pnpm@12 && npm i --prefix /tmp/p10 pnpm@10
 //   node oracle.js /tmp/p12/node_modules/.bin/pnpm /tmp/p10/node_modules/.bin/pnpm
@@ -18,9 +21,10 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 
-const pnpms = process.argv.slice(2);
-if (pnpms.length === 0) {
-  console.error("usage: node oracle.js PNPM...");
+const check = process.argv[2] === "--check";
+const pnpms = process.argv.slice(check ? 3 : 2);
+if (pnpms.length === 0 || (check && pnpms.length !== 1)) {
+  console.error("usage: node oracle.js PNPM... | node oracle.js --check PNPM");
   process.exit(2);
 }
 const here = __dirname;
@@ -50,7 +54,27 @@ try {
     });
     lines.push([cwd, filters, answers[0], ...answers.slice(1).map((a) => (a === answers[0] ? "=" : a))].join("\t"));
   }
-  fs.writeFileSync(path.join(here, "pnpm.txt"), lines.join("\n") + "\n");
+  if (check) {
+    const recorded = new Map();
+    for (const line of fs.readFileSync(path.join(here, "pnpm.txt"), "utf8").split("\n")) {
+      if (line === "" || line.startsWith("#")) continue;
+      const cols = line.split("\t");
+      recorded.set(cols[0] + "\t" + cols[1], cols.slice(2).map((c) => (c === "=" ? cols[2] : c)));
+    }
+    let bad = 0;
+    for (const line of lines.slice(1)) {
+      const [cwd, filters, answer] = line.split("\t");
+      const want = recorded.get(cwd + "\t" + filters);
+      if (!want || !want.includes(answer)) {
+        bad++;
+        console.error(`${versions[0]} in ${cwd} with --filter ${filters}: ${answer}; pnpm.txt: ${want ? want.join(" | ") : "no row"}`);
+      }
+    }
+    console.log(`${lines.length - 1 - bad} of ${lines.length - 1} rows agree with ${versions[0]}`);
+    if (bad > 0) process.exitCode = 1;
+  } else {
+    fs.writeFileSync(path.join(here, "pnpm.txt"), lines.join("\n") + "\n");
+  }
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
