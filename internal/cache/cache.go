@@ -675,14 +675,24 @@ type Stats struct {
 func (c *Cache) Close() Stats {
 	waited := make(chan struct{})
 	go func() { c.uploads.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(c.opts.UploadWait):
-		c.warn("remote cache: uploads still running after %s; not waiting for them", c.opts.UploadWait)
-		c.cancelUpload()
+	notice := time.NewTimer(2 * time.Second) // say why the run has not ended
+	defer notice.Stop()
+	deadline := time.NewTimer(c.opts.UploadWait)
+	defer deadline.Stop()
+	for waiting := true; waiting; {
 		select {
 		case <-waited:
-		case <-time.After(2 * time.Second):
+			waiting = false
+		case <-notice.C:
+			c.warn("remote cache: waiting for uploads to finish (at most %s)", c.opts.UploadWait)
+		case <-deadline.C:
+			c.warn("remote cache: uploads still running after %s; not waiting for them", c.opts.UploadWait)
+			c.cancelUpload()
+			select {
+			case <-waited:
+			case <-time.After(2 * time.Second):
+			}
+			waiting = false
 		}
 	}
 	c.cancelUpload()
