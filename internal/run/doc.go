@@ -1,7 +1,10 @@
 // Package run is vx's orchestrator. [Plan] selects the tasks a `vx run`
 // asks for and closes them over their dependsOn declarations into a
-// [Graph]; [Execute] runs that graph with a concurrency limit, owns the
-// output (direct for one task, line-prefixed for several, and a summary) and
+// [Graph]; [Execute] runs that graph with a concurrency limit (persistent
+// tasks, which run until stopped, hold no slot; a run whose slots stay held
+// while tasks wait says so once), owns the output (direct for one task,
+// line-prefixed for several, streamed or grouped per task, and a summary),
+// records what became of each task ([TaskRun], for `vx run --summary`) and
 // fans signals out to every running task's process tree.
 //
 // Each task's environment comes from [TaskEnv], the one function both
