@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"github.com/vxrun/vx/internal/testdir"
 	"path/filepath"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // below it that is no project, and from a member; a package.json in an
 // ancestor (a stray one in ~) is never taken for the current project.
 func TestPnpmRootWithoutManifest(t *testing.T) {
-	home := t.TempDir()
+	home := testdir.New(t)
 	write(t, filepath.Join(home, "package.json"), `{"name": "stray", "scripts": {"build": "echo WRONG"}}`)
 	root := filepath.Join(home, "repo")
 	write(t, filepath.Join(root, "pnpm-workspace.yaml"), "packages: ['packages/*']\n")
@@ -103,7 +104,7 @@ func TestDetectPackageManager(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := testdir.New(t)
 			if tt.files["package.json"] == "" {
 				write(t, filepath.Join(dir, "package.json"), `{"name": "r"}`)
 			}

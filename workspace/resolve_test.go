@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"github.com/vxrun/vx/internal/testdir"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -230,7 +231,7 @@ func TestDuplicateNames(t *testing.T) {
 // TestAmbiguousDeps: a dependency by name on a shared name is recorded,
 // not guessed.
 func TestAmbiguousDeps(t *testing.T) {
-	base := t.TempDir()
+	base := testdir.New(t)
 	write(t, filepath.Join(base, "pnpm-workspace.yaml"), "packages: ['p/*']\n")
 	write(t, filepath.Join(base, "package.json"), `{"name": "root"}`)
 	write(t, filepath.Join(base, "p/a/package.json"), `{"name": "x", "version": "1.0.0"}`)

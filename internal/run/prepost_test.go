@@ -119,3 +119,32 @@ func TestCheckPnP(t *testing.T) {
 		t.Errorf("CheckPnP(node-modules install) = %v", err)
 	}
 }
+
+// TestRootOnlyScript: vue's layout in miniature (testdata/workspaces/
+// vue-root-test, with pnpm's answers in answer.txt): at the root, a script
+// only the nameless root has runs there, as `pnpm run test` does; //#test
+// names it from anywhere; in a project without it, it is missing.
+func TestRootOnlyScript(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "workspaces", "vue-root-test")
+	ws, err := workspace.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Plan(ws, &config.Config{}, Selection{Tasks: []string{"test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"//#test"}, planIDs(g)); diff != "" {
+		t.Errorf("at the root (-want +got):\n%s", diff)
+	}
+	ws, err = workspace.Discover(filepath.Join(dir, "packages", "shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = Plan(ws, &config.Config{}, Selection{Tasks: []string{"//#test"}}); err != nil || len(g.Nodes) != 1 || !g.Nodes[0].Project.IsRoot {
+		t.Errorf("//#test from packages/shared = %v, %v; want the root's test", g, err)
+	}
+	if _, err := Plan(ws, &config.Config{}, Selection{Tasks: []string{"test"}}); err == nil || !strings.Contains(err.Error(), `has no script "test"`) {
+		t.Errorf("test in packages/shared: error = %v, want a missing script", err)
+	}
+}
