@@ -150,7 +150,7 @@ var cacheCmd = &command{
 
 func runCache(p *Process, a *parsed) (int, error) {
 	if len(a.pos) != 1 || (a.pos[0] != "status" && a.pos[0] != "prune") {
-		return ExitUsage, usagef("say status or prune: vx cache status, vx cache prune --max-size 5GB")
+		return ExitUsage, usagef("vx cache takes status or prune: vx cache status, vx cache prune --max-size 5GB")
 	}
 	if a.pos[0] == "prune" && (a.set["remote-cache"] || a.set["remote-instance"]) {
 		return ExitUsage, usagef("cache prune prunes the local store only; a remote cache prunes itself")
