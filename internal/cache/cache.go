@@ -381,34 +381,76 @@ func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The blobs come down in parallel (a few at a time): each is a round
+	// trip to the server, and a task's outputs are often many small files.
+	var need []Digest
+	seen := map[string]bool{}
 	for _, d := range resultBlobs(r) {
-		if c.store.HasBlob(d) {
-			continue
+		if !seen[d.Hash] && !c.store.HasBlob(d) {
+			seen[d.Hash] = true
+			need = append(need, d)
 		}
-		pr, pw := io.Pipe()
-		done := make(chan struct{})
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	errs := make([]error, len(need))
+	sem := make(chan struct{}, remoteFetches)
+	var wg sync.WaitGroup
+	for i, d := range need {
+		wg.Add(1)
+		sem <- struct{}{}
 		go func() {
-			defer close(done)
-			// A failure of the Remote reaches WriteBlob marked as the
-			// Remote's (it reported it; a NotFound is a miss).
-			pw.CloseWithError(fromRemote(c.opts.Remote.ReadBlob(ctx, d, pw)))
+			defer wg.Done()
+			defer func() { <-sem }()
+			if errs[i] = c.fetchBlob(ctx, d); errs[i] != nil {
+				stop()
+			}
 		}()
-		_, err := c.store.WriteBlob(d, pr)
-		pr.CloseWithError(err)
-		<-done
-		var rce *remoteCallError
-		if errors.As(err, &rce) {
-			return nil, err
+	}
+	wg.Wait()
+	// The first error in the result's order that is not a cancellation
+	// caused by another one.
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled)) {
+			first = err
 		}
-		if err != nil {
-			// What arrived does not match the digest.
-			return nil, fmt.Errorf("blob %s from the remote: %w", short(d), err)
-		}
+	}
+	if first != nil {
+		return nil, first
 	}
 	if err := c.store.UpdateActionResult(k.Action, data); err != nil {
 		return nil, err
 	}
 	return &Hit{key: k, result: r, Remote: true}, nil
+}
+
+// remoteFetches bounds the blobs of one remote hit downloaded at once.
+const remoteFetches = 8
+
+// fetchBlob downloads blob d from the remote into the store, checking its
+// digest.
+func (c *Cache) fetchBlob(ctx context.Context, d Digest) error {
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// A failure of the Remote reaches WriteBlob marked as the
+		// Remote's (it reported it; a NotFound is a miss).
+		pw.CloseWithError(fromRemote(c.opts.Remote.ReadBlob(ctx, d, pw)))
+	}()
+	_, err := c.store.WriteBlob(d, pr)
+	pr.CloseWithError(err)
+	<-done
+	var rce *remoteCallError
+	if errors.As(err, &rce) {
+		return err
+	}
+	if err != nil {
+		// What arrived does not match the digest.
+		return fmt.Errorf("blob %s from the remote: %w", short(d), err)
+	}
+	return nil
 }
 
 // resultBlobs lists the blobs an ActionResult names.

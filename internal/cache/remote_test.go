@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,5 +139,50 @@ func TestCorruptRemoteBlob(t *testing.T) {
 	entries, _ := filepath.Glob(filepath.Join(store, "ac", "*", "*"))
 	if len(entries) != 0 {
 		t.Errorf("the corrupt entry was stored locally: %v", entries)
+	}
+}
+
+// slowRemote serves blobs after a pause and records how many it served at
+// once.
+type slowRemote struct {
+	*fakeRemote
+	mu        sync.Mutex
+	now, peak int
+}
+
+func (s *slowRemote) ReadBlob(ctx context.Context, d Digest, w io.Writer) error {
+	s.mu.Lock()
+	s.now++
+	s.peak = max(s.peak, s.now)
+	s.mu.Unlock()
+	time.Sleep(50 * time.Millisecond)
+	s.mu.Lock()
+	s.now--
+	s.mu.Unlock()
+	return s.fakeRemote.ReadBlob(ctx, d, w)
+}
+
+// TestRemoteBlobsComeDownInParallel: a remote hit's blobs are fetched
+// several at a time, not one round trip after another.
+func TestRemoteBlobsComeDownInParallel(t *testing.T) {
+	s := newRemoteScenario(t)
+	good := newFakeRemote()
+	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
+	for i := 0; i < 6; i++ {
+		os.WriteFile(filepath.Join(s.root, "p/dist", fmt.Sprintf("f%d.js", i)), []byte(fmt.Sprint("file ", i)), 0o644)
+	}
+	s.build(t, c1)
+	c1.Close()
+
+	slow := &slowRemote{fakeRemote: good}
+	c2, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: slow})
+	k, _ := c2.Key(s.spec)
+	h, ok := c2.Lookup(k)
+	if !ok || !h.Remote {
+		t.Fatal("no remote hit")
+	}
+	c2.Close()
+	if slow.peak < 2 {
+		t.Errorf("at most %d blob(s) were fetched at once", slow.peak)
 	}
 }

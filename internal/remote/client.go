@@ -316,6 +316,9 @@ func (c *Client) do(ctx context.Context, req *wire.Request, w io.Writer, timeout
 	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil, err // the caller gave up: not the remote's fault
 	}
+	if err == nil && resp.Error.Code == wire.CodeCanceled && ctx.Err() != nil {
+		return nil, ctx.Err() // the helper saw the caller's cancellation first
+	}
 	if err == nil {
 		if errors.Is(resp.Error, cache.ErrNotFound) {
 			return nil, &missError{op: req.Op, e: resp.Error, redact: c.cfg.Redact}
