@@ -193,7 +193,8 @@ func TestReliabilityWindows(t *testing.T) {
 			}
 		}
 		essential := append(slices.Clone(essentialNames), "VX_RUN_WORKSPACE", "VX_RUN_TASK", "VX_RUN_CHAIN", "npm_lifecycle_event",
-			"npm_lifecycle_script", "npm_package_name", "npm_package_version", "npm_package_json", "PWD")
+			"npm_lifecycle_script", "npm_package_name", "npm_package_version", "npm_package_json", "PWD",
+			"INIT_CWD", "npm_config_user_agent", "npm_execpath")
 		for k := range shown.Env {
 			if !slices.ContainsFunc(essential, func(e string) bool { return strings.EqualFold(e, k) }) {
 				t.Errorf("vx env: %s is neither an essential nor a variable vx sets", k)

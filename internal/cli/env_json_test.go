@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestEnvJSONInvalidUTF8(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code, err := Main(Process{Args: []string{"env", "build", "--json"}, Environ: tt.environ, Dir: dir, Stdout: &stdout, Stderr: &stderr, GOOS: "linux"})
+			code, err := Main(Process{Args: []string{"env", "build", "--json"}, Environ: tt.environ, Dir: dir, Stdout: &stdout, Stderr: &stderr, GOOS: runtime.GOOS})
 			msg := ""
 			if err != nil {
 				msg = err.Error()
@@ -62,7 +63,7 @@ func TestEnvJSONInvalidUTF8(t *testing.T) {
 			}
 			// without --json the bytes are printed as they are
 			stdout.Reset()
-			if code, _ := Main(Process{Args: []string{"env", "build"}, Environ: []string{"V=caf\xe9"}, Dir: dir, Stdout: &stdout, Stderr: &stderr, GOOS: "linux"}); code != 0 || !strings.Contains(stdout.String(), "V=caf\xe9\n") {
+			if code, _ := Main(Process{Args: []string{"env", "build"}, Environ: []string{"V=caf\xe9"}, Dir: dir, Stdout: &stdout, Stderr: &stderr, GOOS: runtime.GOOS}); code != 0 || !strings.Contains(stdout.String(), "V=caf\xe9\n") {
 				t.Errorf("vx env build: exit %d, stdout %q; want V=caf\\xe9 as it is", code, stdout.String())
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // self is this test binary: a real executable for the platform the tests run on.
@@ -115,7 +116,7 @@ func hostTarget(t *testing.T) Target {
 
 func TestPlatformPackageRoundTrip(t *testing.T) {
 	tg := hostTarget(t)
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	p, err := PlatformNPMPackage("0.3.0-rc.1", tg, self(t))
 	if err != nil {
 		t.Fatal(err)
@@ -132,10 +133,11 @@ func TestPlatformPackageRoundTrip(t *testing.T) {
 	}
 	// The same inputs give the same bytes.
 	first, _ := os.ReadFile(tgz)
-	if _, err := WriteNPMPackage(dir, p); err != nil {
+	again, err := WriteNPMPackage(testdir.New(t), p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	second, _ := os.ReadFile(tgz)
+	second, _ := os.ReadFile(again)
 	if !bytes.Equal(first, second) {
 		t.Error("packing twice gave different tarballs")
 	}
@@ -179,7 +181,7 @@ func TestMislabelledPackage(t *testing.T) {
 	p.Files[0].Data = bytes.ReplaceAll(p.Files[0].Data, []byte(`"`+host.OS+`"`), []byte(`"`+wrong.OS+`"`))
 	p.Files[0].Data = bytes.ReplaceAll(p.Files[0].Data, []byte(`"`+host.CPU+`"`), []byte(`"`+wrong.CPU+`"`))
 	p.Files[2].Name = "bin/" + wrong.Exe()
-	tgz, err := WriteNPMPackage(t.TempDir(), p)
+	tgz, err := WriteNPMPackage(testdir.New(t), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestMislabelledPackage(t *testing.T) {
 
 func TestArchiveAndChecksums(t *testing.T) {
 	tg := hostTarget(t)
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	path, err := WriteArchive(dir, "1.0.0", tg, self(t), []File{{Name: "README.md", Data: []byte("hi\n")}})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +226,7 @@ func TestLauncherWithoutPlatformPackage(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed: the launcher cannot be run")
 	}
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	data, err := npmFiles.ReadFile("npm/launcher.js")
 	if err != nil {
 		t.Fatal(err)
