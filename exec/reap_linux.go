@@ -26,7 +26,8 @@ func BecomeSubreaper() error {
 // those are processes re-parented to vx (see [BecomeSubreaper]). Each gets
 // SIGTERM (its whole group when it leads one), SIGKILL after grace if it is
 // still alive, and is reaped; their own children, re-parented to vx in
-// turn, are ended the same way. It returns how many processes it ended.
+// turn, are ended the same way. The watchdog is left alone: after
+// [StopWatchdog] it ends by itself. It returns how many processes it ended.
 // Call it only when nothing else of vx waits for a child.
 func EndOrphans(grace time.Duration) int {
 	ended := 0
@@ -62,12 +63,13 @@ func reapChildren() {
 // that file.
 func liveChildren() []int {
 	var pids []int
+	wd := watchdogPID()
 	files, _ := filepath.Glob("/proc/self/task/*/children")
 	if len(files) > 0 {
 		for _, f := range files {
 			b, _ := os.ReadFile(f)
 			for _, w := range bytes.Fields(b) {
-				if pid, err := strconv.Atoi(string(w)); err == nil && linuxAlive(pid) {
+				if pid, err := strconv.Atoi(string(w)); err == nil && pid != wd && linuxAlive(pid) {
 					pids = append(pids, pid)
 				}
 			}
@@ -84,7 +86,7 @@ func liveChildren() []int {
 		i := bytes.LastIndexByte(b, ')')
 		fields := bytes.Fields(b[i+1:])
 		if len(fields) > 1 && bytes.Equal(fields[1], self) && fields[0][0] != 'Z' && fields[0][0] != 'X' {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil && pid != wd {
 				pids = append(pids, pid)
 			}
 		}

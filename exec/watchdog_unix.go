@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,7 +33,7 @@ var watchdog struct {
 	argv    []string // how to start it; nil: no watchdog
 	started bool
 	w       *os.File
-	cmd     *osexec.Cmd
+	pid     atomic.Int64 // the watchdog's process id, once started
 }
 
 // EnableWatchdog makes the first [Start] also start the watchdog: the
@@ -44,8 +45,9 @@ func EnableWatchdog(argv ...string) {
 	watchdog.Unlock()
 }
 
-// StopWatchdog tells the watchdog that vx ends normally and waits for it
-// to exit. Call it once no task runs.
+// StopWatchdog tells the watchdog that vx ends normally: it reads "exit"
+// and ends by itself. vx does not wait for it, so that ending costs vx
+// nothing; [EndOrphans] leaves it alone.
 func StopWatchdog() {
 	watchdog.Lock()
 	defer watchdog.Unlock()
@@ -55,8 +57,10 @@ func StopWatchdog() {
 	io.WriteString(watchdog.w, "exit\n")
 	watchdog.w.Close()
 	watchdog.w = nil
-	watchdog.cmd.Wait()
 }
+
+// watchdogPID is the watchdog's process id, or 0.
+func watchdogPID() int { return int(watchdog.pid.Load()) }
 
 // watchGroup tells the watchdog that group pgid is a task's (+) or is
 // gone (-), starting the watchdog on first use.
@@ -72,22 +76,25 @@ func watchGroup(sign byte, pgid int) {
 	}
 }
 
+// startWatchdog makes the pipe at once, so that what vx writes is kept in
+// it, and starts the watchdog in the background, off the first task's path.
 func startWatchdog() {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return
 	}
+	watchdog.w = w
 	cmd := osexec.Command(watchdog.argv[0], watchdog.argv[1:]...)
 	cmd.Stdin = r
 	cmd.Env = []string{}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
-	r.Close()
-	if err != nil {
-		w.Close()
-		return
-	}
-	watchdog.w, watchdog.cmd = w, cmd
+	go func() {
+		if cmd.Start() == nil {
+			watchdog.pid.Store(int64(cmd.Process.Pid))
+			go cmd.Wait() // reaped if it ends while vx runs
+		}
+		r.Close()
+	}()
 }
 
 // RunWatchdog is the watchdog's main loop, reading vx's messages from in;
