@@ -9,6 +9,7 @@ import (
 	osexec "os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -154,6 +155,7 @@ type Process struct {
 	killed    bool // Kill was called
 	signalled bool // Signal was called: the tree already had its polite signal
 	copyErr   error
+	writing   atomic.Int32 // copiers in a Write to their destination
 	// terminalStop names the signal (SIGTTIN, SIGTTOU) that stopped a
 	// task that does not own the terminal, when its tree was ended for it.
 	terminalStop string
@@ -365,7 +367,10 @@ func (p *Process) copy(w io.Writer, r *os.File) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 && werr == nil {
-			if _, werr = w.Write(buf[:n]); werr != nil {
+			p.writing.Add(1)
+			_, werr = w.Write(buf[:n])
+			p.writing.Add(-1)
+			if werr != nil {
 				p.mu.Lock()
 				if p.copyErr == nil {
 					p.copyErr = fmt.Errorf("exec: writing output: %w", werr)
@@ -377,6 +382,20 @@ func (p *Process) copy(w io.Writer, r *os.File) {
 			return
 		}
 	}
+}
+
+// delivering reports whether a copier is passing output on: writing to
+// its destination now, or starting to within a short look (a copier that
+// keeps up with a slow destination spends nearly all its time writing, and
+// reads the next piece at once).
+func (p *Process) delivering() bool {
+	for range 10 {
+		if p.writing.Load() > 0 {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
 }
 
 // copyBufs holds the buffers of copy: a run of many short tasks would
@@ -444,7 +463,10 @@ func (p *Process) Kill() error {
 // running in its tree (SIGTERM, then SIGKILL after a short grace on Unix;
 // CTRL_BREAK, then TerminateJobObject on Windows), then waits for the
 // output copies to finish: it returns once nothing of the task is left,
-// even if a stray process keeps a pipe open. The error is non-nil only when
+// even if a stray process keeps a pipe open. Output still being passed on
+// to a slow Stdout or Stderr (vx run | less, paused) is waited for, however
+// long: the pipe grace ends only copies that have nothing to pass on. The
+// error is non-nil only when
 // waiting failed or output could not be written to Stdout or Stderr; the
 // exit status is never an error. Calling Wait again returns the same.
 func (p *Process) Wait() (Result, error) {
@@ -478,13 +500,24 @@ func (p *Process) wait() (Result, error) {
 		if strays := pipeHolders(p.readers); len(strays) > 0 {
 			endStrays(strays, p.leftoverGrace)
 		}
-		select {
-		case <-copied:
-		case <-time.After(p.pipeGrace):
-			for _, r := range p.readers {
-				r.Close()
+	grace:
+		for {
+			select {
+			case <-copied:
+			case <-time.After(p.pipeGrace):
+				if p.delivering() {
+					// Not a stray holding the pipe: the output is still
+					// being passed on, to a reader downstream slower than
+					// the task (vx run | less, paused). Closing now would
+					// lose what the pipe still holds.
+					continue
+				}
+				for _, r := range p.readers {
+					r.Close()
+				}
+				<-copied
 			}
-			<-copied
+			break grace
 		}
 	}
 	for _, r := range p.readers {

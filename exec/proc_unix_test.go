@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -370,4 +371,39 @@ func TestStartContextEndsTree(t *testing.T) {
 			t.Errorf("Start(done ctx) = %v, %v; want nil, %v", p, err, cause)
 		}
 	})
+}
+
+// TestWaitSlowDestination: a task writes more than a pipe holds and exits;
+// its Stdout takes longer than the pipe grace to accept it all (vx run |
+// less, paused). Wait must deliver every byte, not close the pipe when the
+// grace is over.
+func TestWaitSlowDestination(t *testing.T) {
+	t.Parallel()
+	const size = 128 << 10
+	out := &slowWriter{delay: 300 * time.Millisecond}
+	p := startT(t, Spec{
+		Script: "head -c " + strconv.Itoa(size) + " /dev/zero",
+		Env:    testEnv(t),
+		Stdout: out,
+	})
+	p.pipeGrace = 100 * time.Millisecond
+	got, err := waitWithin(t, p)
+	if err != nil || got != (Result{}) {
+		t.Errorf("Wait() = %+v, %v; want exit 0", got, err)
+	}
+	if n := out.n.Load(); n != size {
+		t.Errorf("Stdout received %d bytes, want %d", n, size)
+	}
+}
+
+// slowWriter accepts everything, after a delay per Write.
+type slowWriter struct {
+	delay time.Duration
+	n     atomic.Int64
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.delay)
+	w.n.Add(int64(len(p)))
+	return len(p), nil
 }
