@@ -402,3 +402,22 @@ func TestRemoteOrder(t *testing.T) {
 	}
 	c3.Close()
 }
+
+// TestOutputsSkipTheStore: a store inside the project is never an output,
+// so a restore does not remove it as a file the entry does not hold.
+func TestOutputsSkipTheStore(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := OpenStore(filepath.Join(dir, ".vx-store"))
+	a, _ := st.PutBytes([]byte("A"))
+	r := &ActionResult{OutputFiles: []OutputFile{{Path: "out.txt", Digest: a}}}
+	if err := restoreOutputs(st, []string{"**"}, r, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !st.HasBlob(a) {
+		t.Error("restoring outputs \"**\" removed the store's blobs")
+	}
+	got, err := collectOutputs(st, []string{"**"}, dir)
+	if err != nil || len(got.OutputFiles) != 1 {
+		t.Errorf("collectOutputs with the store inside the project: %+v, %v", got, err)
+	}
+}

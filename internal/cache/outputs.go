@@ -116,9 +116,9 @@ type outputEntry struct {
 }
 
 // findOutputs lists the files and symbolic links under dir that the output
-// globs match, node_modules excluded. Symbolic links to directories are
-// not followed.
-func findOutputs(outputs []string, dir string) ([]outputEntry, error) {
+// globs match, node_modules and the store (skip, when it lies inside dir)
+// excluded. Symbolic links to directories are not followed.
+func findOutputs(outputs []string, dir, skip string) ([]outputEntry, error) {
 	var found []outputEntry
 	for _, base := range outputBases(outputs) {
 		start := filepath.Join(dir, filepath.FromSlash(base))
@@ -138,7 +138,7 @@ func findOutputs(outputs []string, dir string) ([]outputEntry, error) {
 			}
 			rel = filepath.ToSlash(rel)
 			if e.IsDir() {
-				if e.Name() == "node_modules" || e.Name() == ".git" {
+				if e.Name() == "node_modules" || e.Name() == ".git" || (skip != "" && p == skip) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -167,7 +167,7 @@ func findOutputs(outputs []string, dir string) ([]outputEntry, error) {
 // returns the ActionResult that lists them.
 func collectOutputs(st *Store, outputs []string, dir string) (*ActionResult, error) {
 	r := &ActionResult{}
-	entries, err := findOutputs(outputs, dir)
+	entries, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 			keep[filepath.ToSlash(rel)] = true // staged, not yet in place
 		}
 	}
-	existing, err := findOutputs(outputs, dir)
+	existing, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return err
 	}
