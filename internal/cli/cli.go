@@ -326,7 +326,8 @@ func runRun(p *Process, a *parsed) (int, error) {
 		if err != nil {
 			return ExitUsage, err
 		}
-		return listTasks(p, ws, a.vals["filter"])
+		return listTasks(p, ws, run.Selection{Filters: a.vals["filter"], Dir: p.Dir, Affected: a.set["affected"], Base: base,
+			Git: run.NewGit(p.Environ), GOOS: p.GOOS})
 	}
 	ws, cfg, err := load(p)
 	if err != nil {

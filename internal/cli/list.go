@@ -15,8 +15,9 @@ import (
 // scripts that `vx run <task>` would run here, project by project, with
 // their commands. At the root of a workspace of several projects the
 // root's own scripts come last, with the --filter that runs them.
-func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, error) {
-	projects, err := run.Projects(ws, run.Selection{Filters: filters, Dir: p.Dir, GOOS: p.GOOS, Git: run.NewGit(p.Environ)})
+func listTasks(p *Process, ws *workspace.Workspace, sel run.Selection) (int, error) {
+	filters := sel.Filters
+	projects, err := run.Projects(ws, sel)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -30,7 +31,7 @@ func listTasks(p *Process, ws *workspace.Workspace, filters []string) (int, erro
 			blocks = append(blocks, block{proj: pr})
 		}
 	}
-	if len(filters) == 0 && ws.Current != nil && ws.Current.IsRoot && len(ws.Projects) > 1 && len(ws.Current.Scripts) > 0 {
+	if len(filters) == 0 && !sel.Affected && ws.Current != nil && ws.Current.IsRoot && len(ws.Projects) > 1 && len(ws.Current.Scripts) > 0 {
 		blocks = append(blocks, block{ws.Current, fmt.Sprintf("the root; runs only with --filter %s", quote.Name(quoteArg(ws.Current.Name)))})
 	}
 	if len(blocks) == 0 {

@@ -1,5 +1,7 @@
 // Package run is vx's orchestrator. [Plan] selects the tasks a `vx run`
-// asks for and closes them over their dependsOn declarations into a
+// asks for (the projects by pnpm's --filter selectors and --affected, in
+// filter.go; git changes, in changed.go, through git run as a subprocess)
+// and closes them over their dependsOn declarations into a
 // [Graph]; [Execute] runs that graph with a concurrency limit (persistent
 // tasks, which run until stopped, hold no slot; a run whose slots stay held
 // while tasks wait says so once), owns the output (direct for one task,
