@@ -564,6 +564,10 @@ func TestReliabilityNoLostByte(t *testing.T) {
 		t.Errorf("stdout has %d lines without a task prefix, first %.200q", len(otherOut), otherOut[0])
 	}
 	summary := regexp.MustCompile(fmt.Sprintf(`^vx: %d tasks: %d succeeded in \S+$`, tasks, tasks))
+	// On a slow machine (Wine, a loaded CI) every slot can stay held past the
+	// stall warning's delay; that warning is vx's own line, not lost bytes.
+	stalled := regexp.MustCompile(`^vx: \d+ tasks have waited \S+ for a slot: `)
+	otherErr = slices.DeleteFunc(otherErr, stalled.MatchString)
 	if len(otherErr) != 1 || !summary.MatchString(otherErr[0]) {
 		t.Errorf("stderr lines without a task prefix = %q, want the one summary line matching %s", otherErr, summary)
 	}
