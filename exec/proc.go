@@ -156,6 +156,7 @@ type Process struct {
 	signalled bool // Signal was called: the tree already had its polite signal
 	copyErr   error
 	writing   atomic.Int32 // copiers in a Write to their destination
+	moved     atomic.Int64 // bytes the copiers have read from the pipes
 	// terminalStop names the signal (SIGTTIN, SIGTTOU) that stopped a
 	// task that does not own the terminal, when its tree was ended for it.
 	terminalStop string
@@ -366,6 +367,7 @@ func (p *Process) copy(w io.Writer, r *os.File) {
 	var werr error
 	for {
 		n, err := r.Read(buf)
+		p.moved.Add(int64(n))
 		if n > 0 && werr == nil {
 			p.writing.Add(1)
 			_, werr = w.Write(buf[:n])
@@ -500,16 +502,20 @@ func (p *Process) wait() (Result, error) {
 		if strays := pipeHolders(p.readers); len(strays) > 0 {
 			endStrays(strays, p.leftoverGrace)
 		}
+		moved := p.moved.Load()
 	grace:
 		for {
 			select {
 			case <-copied:
 			case <-time.After(p.pipeGrace):
-				if p.delivering() {
+				if p.delivering() || p.moved.Load() != moved {
 					// Not a stray holding the pipe: the output is still
 					// being passed on, to a reader downstream slower than
-					// the task (vx run | less, paused). Closing now would
-					// lose what the pipe still holds.
+					// the task (vx run | less, paused), or the copy is
+					// still draining what the task wrote (a loaded
+					// machine, a run whose output lock is busy). Closing
+					// now would lose what the pipe still holds.
+					moved = p.moved.Load()
 					continue
 				}
 				for _, r := range p.readers {
