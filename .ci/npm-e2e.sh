@@ -23,7 +23,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The oracle is the Go-built binary, run in the same directory. Durations
-# vary run to run; pnpm adds warnings of its own.
+# vary run to run; pnpm adds warnings of its own; the cache would make the
+# second run a hit, so neither uses it.
 norm() { sed -E -e 's/ in [0-9.]+(ms|s|µs)$/ in <t>/' -e '/^[^a-zA-Z|]{0,8}WARN/d'; }
 want_version=$("$native" --version)
 [ "$want_version" = "vx v$version" ] || { echo "stamped version: $want_version"; exit 1; }
@@ -32,17 +33,22 @@ check() { # name dir command...: vx --version and vx run build through the insta
 	local name=$1 dir=$2
 	shift 2
 	local got want_build
-	want_build=$(cd "$dir" && "$native" run build --concurrency 1 2>&1 | norm)
+	want_build=$(cd "$dir" && "$native" run build --concurrency 1 --no-cache 2>&1 | norm)
 	got=$(cd "$dir" && "$@" --version)
 	[ "$got" = "$want_version" ] || { echo "$name: --version printed '$got', want '$want_version'"; exit 1; }
-	got=$(cd "$dir" && "$@" run build --concurrency 1 2>&1 | norm)
+	got=$(cd "$dir" && "$@" run build --concurrency 1 --no-cache 2>&1 | norm)
 	[ "$got" = "$want_build" ] || { echo "$name: run build differs from the Go-built binary:"; diff <(echo "$want_build") <(echo "$got"); exit 1; }
+	# vx finds its remote-cache helper, vx-remote, in the installed package.
+	got=$(cd "$dir" && "$@" cache status --remote-cache grpc://127.0.0.1:1 2>&1)
+	case $got in *"helper vx-remote is not"*) echo "$name: vx-remote not found: $got"; exit 1 ;; *capabilities*) ;; *) echo "$name: cache status: $got"; exit 1 ;; esac
 	echo "$name: ok"
 }
 
 cp -r examples/monorepo "$work/npm"
 (cd "$work/npm" && npm install -D --loglevel=error "$main_tgz" "$plat_tgz")
-head -c 4 "$work/npm/node_modules/@vxrun/vx/bin/vx" | grep -q ELF || { echo "npm: postinstall did not put the native binary in place"; exit 1; }
+for b in vx vx-remote; do
+	head -c 4 "$work/npm/node_modules/@vxrun/vx/bin/$b" | grep -q ELF || { echo "npm: postinstall did not put the native $b in place"; exit 1; }
+done
 check "npm (npx vx)" "$work/npm" npx vx
 cmp "$work/npm/node_modules/@vxrun/vx/vx.schema.json" vx.schema.json || { echo "npm: @vxrun/vx does not carry vx.schema.json"; exit 1; }
 

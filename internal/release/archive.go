@@ -99,17 +99,15 @@ func ArchiveName(version string, t Target) string {
 	return fmt.Sprintf("vx_%s_%s_%s%s", version, t.GOOS, t.GOARCH, ext)
 }
 
-// WriteArchive writes t's release archive into dir: the binary and the
-// extra files (README, docs) at the top level. It returns the archive's path.
-func WriteArchive(dir, version string, t Target, binary string, extra []File) (string, error) {
-	data, err := os.ReadFile(binary)
+// WriteArchive writes t's release archive into dir: the binaries (program
+// name → file; every one of [Programs]) and the extra files (README) at the
+// top level. It returns the archive's path.
+func WriteArchive(dir, version string, t Target, binaries map[string]string, extra []File) (string, error) {
+	files, err := readBinaries(t, binaries)
 	if err != nil {
-		return "", fmt.Errorf("release: %w", err)
+		return "", fmt.Errorf("release: %s: %w", ArchiveName(version, t), err)
 	}
-	if err := CheckBinary(strings.NewReader(string(data)), t.GOOS, t.GOARCH); err != nil {
-		return "", fmt.Errorf("release: %q: %w", binary, err)
-	}
-	files := append([]File{{Name: t.Exe(), Data: data, Exec: true}}, extra...)
+	files = append(files, extra...)
 	path := filepath.Join(dir, ArchiveName(version, t))
 	return path, writeFileAtomic(path, func(w *os.File) error {
 		if t.GOOS == "windows" {

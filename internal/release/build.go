@@ -13,17 +13,18 @@ import (
 // VersionVar is the variable the linker stamps vx's version into.
 const VersionVar = "github.com/vxrun/vx/internal/cli.Version"
 
-// Build compiles ./cmd/vx (from the module in moduleDir) for t into out,
-// static, with no local paths in it, and vx --version printing "vx v<version>".
-func Build(goBin, moduleDir, version string, t Target, out string) error {
+// Build compiles ./cmd/<program> (from the module in moduleDir) for t into
+// out, static, with no local paths in it, and vx --version printing
+// "vx v<version>".
+func Build(goBin, moduleDir, version, program string, t Target, out string) error {
 	cmd := osexec.Command(goBin, "build", "-trimpath", "-o", out,
-		"-ldflags", fmt.Sprintf("-s -w -X %s=v%s", VersionVar, version), "./cmd/vx")
+		"-ldflags", fmt.Sprintf("-s -w -X %s=v%s", VersionVar, version), "./cmd/"+program)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.GOOS, "GOARCH="+t.GOARCH)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("release: go build for %s: %w\n%s", t, err, stderr.String())
+		return fmt.Errorf("release: go build of %s for %s: %w\n%s", program, t, err, stderr.String())
 	}
 	return nil
 }
@@ -57,15 +58,18 @@ func VerifyNPMTarball(path, version string, t Target) error {
 	if got != want {
 		return fmt.Errorf("release: %q: package.json says %s, want %s", filepath.Base(path), got, want)
 	}
-	bin, ok := byName["package/bin/"+t.Exe()]
-	if !ok {
-		return fmt.Errorf("release: %q has no bin/%s", filepath.Base(path), t.Exe())
-	}
-	if !bin.Exec {
-		return fmt.Errorf("release: %q: bin/%s is not executable", filepath.Base(path), t.Exe())
-	}
-	if err := CheckBinary(bytes.NewReader(bin.Data), t.GOOS, t.GOARCH); err != nil {
-		return fmt.Errorf("release: %q: %w", filepath.Base(path), err)
+	for _, prog := range Programs {
+		name := "bin/" + t.ExeOf(prog)
+		bin, ok := byName["package/"+name]
+		if !ok {
+			return fmt.Errorf("release: %q has no %s", filepath.Base(path), name)
+		}
+		if !bin.Exec {
+			return fmt.Errorf("release: %q: %s is not executable", filepath.Base(path), name)
+		}
+		if err := CheckBinary(bytes.NewReader(bin.Data), t.GOOS, t.GOARCH); err != nil {
+			return fmt.Errorf("release: %q: %s: %w", filepath.Base(path), name, err)
+		}
 	}
 	return nil
 }

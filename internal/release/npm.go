@@ -1,6 +1,7 @@
 package release
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -69,32 +70,55 @@ func MainNPMPackage(version string) (NPMPackage, error) {
 	return withManifest(NPMPackage{Name: MainPackage, Version: version, Files: files}, manifest)
 }
 
-// PlatformNPMPackage is the package that holds t's binary, read from
-// binary. npm, pnpm, yarn and bun install it only where os and cpu match.
-func PlatformNPMPackage(version string, t Target, binary string) (NPMPackage, error) {
-	data, err := os.ReadFile(binary)
-	if err != nil {
-		return NPMPackage{}, fmt.Errorf("release: %w", err)
-	}
-	if err := CheckBinary(strings.NewReader(string(data)), t.GOOS, t.GOARCH); err != nil {
-		return NPMPackage{}, fmt.Errorf("release: %q for %s: %w", binary, t.Package(), err)
-	}
+// PlatformNPMPackage is the package that holds t's binaries, read from
+// binaries (program name → file; every one of [Programs]). npm, pnpm, yarn
+// and bun install it only where os and cpu match.
+func PlatformNPMPackage(version string, t Target, binaries map[string]string) (NPMPackage, error) {
 	readme, err := npmFiles.ReadFile("npm/platform-README.md")
 	if err != nil {
 		return NPMPackage{}, err
 	}
 	readme = []byte(strings.NewReplacer("{{name}}", t.Package(), "{{os}}", t.OS, "{{cpu}}", t.CPU).Replace(string(readme)))
+	files := []File{{Name: "package.json"}, {Name: "README.md", Data: readme}}
+	bins, err := readBinaries(t, binaries)
+	if err != nil {
+		return NPMPackage{}, fmt.Errorf("release: %s: %w", t.Package(), err)
+	}
+	for _, b := range bins {
+		b.Name = "bin/" + b.Name
+		files = append(files, b)
+	}
 	manifest := map[string]any{
 		"name":            t.Package(),
 		"version":         version,
-		"description":     fmt.Sprintf("The %s-%s binary of vx (install @vxrun/vx instead)", t.OS, t.CPU),
+		"description":     fmt.Sprintf("The %s-%s binaries of vx (install @vxrun/vx instead)", t.OS, t.CPU),
 		"repository":      map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
 		"os":              []string{t.OS},
 		"cpu":             []string{t.CPU},
 		"preferUnplugged": true,
 	}
-	files := []File{{Name: "package.json"}, {Name: "README.md", Data: readme}, {Name: "bin/" + t.Exe(), Data: data, Exec: true}}
 	return withManifest(NPMPackage{Name: t.Package(), Version: version, Files: files}, manifest)
+}
+
+// readBinaries reads every program's binary for t, checked to be built for
+// t, as executable files named as on t.
+func readBinaries(t Target, binaries map[string]string) ([]File, error) {
+	var files []File
+	for _, prog := range Programs {
+		path, ok := binaries[prog]
+		if !ok {
+			return nil, fmt.Errorf("no %s binary", prog)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckBinary(bytes.NewReader(data), t.GOOS, t.GOARCH); err != nil {
+			return nil, fmt.Errorf("%q: %w", path, err)
+		}
+		files = append(files, File{Name: t.ExeOf(prog), Data: data, Exec: true})
+	}
+	return files, nil
 }
 
 func withManifest(p NPMPackage, manifest map[string]any) (NPMPackage, error) {

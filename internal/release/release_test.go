@@ -14,6 +14,16 @@ import (
 	"github.com/vxrun/vx/internal/testdir"
 )
 
+// bins stands this test binary in for every program vx ships.
+func bins(t *testing.T) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, p := range Programs {
+		m[p] = self(t)
+	}
+	return m
+}
+
 // self is this test binary: a real executable for the platform the tests run on.
 func self(t *testing.T) string {
 	t.Helper()
@@ -117,7 +127,7 @@ func hostTarget(t *testing.T) Target {
 func TestPlatformPackageRoundTrip(t *testing.T) {
 	tg := hostTarget(t)
 	dir := testdir.New(t)
-	p, err := PlatformNPMPackage("0.3.0-rc.1", tg, self(t))
+	p, err := PlatformNPMPackage("0.3.0-rc.1", tg, bins(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +161,7 @@ func TestPlatformPackageRoundTrip(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Name+" "+map[bool]string{true: "exec", false: "-"}[f.Exec])
 	}
-	want := []string{"package/package.json -", "package/README.md -", "package/bin/" + tg.Exe() + " exec"}
+	want := []string{"package/package.json -", "package/README.md -", "package/bin/" + tg.Exe() + " exec", "package/bin/" + tg.ExeOf("vx-remote") + " exec"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tarball files (-want +got):\n%s", diff)
 	}
@@ -168,10 +178,10 @@ func TestMislabelledPackage(t *testing.T) {
 			break
 		}
 	}
-	if _, err := PlatformNPMPackage("1.0.0", wrong, self(t)); err == nil {
+	if _, err := PlatformNPMPackage("1.0.0", wrong, bins(t)); err == nil {
 		t.Fatalf("PlatformNPMPackage(%s) with a %s binary succeeded", wrong, host)
 	}
-	p, err := PlatformNPMPackage("1.0.0", host, self(t))
+	p, err := PlatformNPMPackage("1.0.0", host, bins(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +191,7 @@ func TestMislabelledPackage(t *testing.T) {
 	p.Files[0].Data = bytes.ReplaceAll(p.Files[0].Data, []byte(`"`+host.OS+`"`), []byte(`"`+wrong.OS+`"`))
 	p.Files[0].Data = bytes.ReplaceAll(p.Files[0].Data, []byte(`"`+host.CPU+`"`), []byte(`"`+wrong.CPU+`"`))
 	p.Files[2].Name = "bin/" + wrong.Exe()
+	p.Files[3].Name = "bin/" + wrong.ExeOf("vx-remote")
 	tgz, err := WriteNPMPackage(testdir.New(t), p)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +205,7 @@ func TestMislabelledPackage(t *testing.T) {
 func TestArchiveAndChecksums(t *testing.T) {
 	tg := hostTarget(t)
 	dir := testdir.New(t)
-	path, err := WriteArchive(dir, "1.0.0", tg, self(t), []File{{Name: "README.md", Data: []byte("hi\n")}})
+	path, err := WriteArchive(dir, "1.0.0", tg, bins(t), []File{{Name: "README.md", Data: []byte("hi\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}

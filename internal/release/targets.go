@@ -24,12 +24,20 @@ const MainPackage = "@vxrun/vx"
 // Package is the name of the npm package that holds t's binary.
 func (t Target) Package() string { return fmt.Sprintf("%s-%s-%s", MainPackage, t.OS, t.CPU) }
 
+// Programs are the executables vx ships, by their ./cmd/ directory: vx,
+// and vx-remote, the REAPI client vx starts only when a remote cache is
+// configured and finds beside its own executable.
+var Programs = []string{"vx", "vx-remote"}
+
 // Exe is the binary's file name on t.
-func (t Target) Exe() string {
+func (t Target) Exe() string { return t.ExeOf("vx") }
+
+// ExeOf is program's file name on t.
+func (t Target) ExeOf(program string) string {
 	if t.GOOS == "windows" {
-		return "vx.exe"
+		return program + ".exe"
 	}
-	return "vx"
+	return program
 }
 
 // String is the target as Go names it, "linux/amd64".

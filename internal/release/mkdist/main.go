@@ -55,15 +55,19 @@ func run() error {
 	return fmt.Errorf("unknown step %q: name one of npm, archives, verify", flag.Arg(0))
 }
 
-func binaries(goBin, version, out string) (map[release.Target]string, error) {
-	paths := map[release.Target]string{}
+// binaries builds every program for every target into out/bin/<goos>_<goarch>/.
+func binaries(goBin, version, out string) (map[release.Target]map[string]string, error) {
+	paths := map[release.Target]map[string]string{}
 	for _, t := range release.Targets {
-		p := filepath.Join(out, "bin", t.GOOS+"_"+t.GOARCH, t.Exe())
-		fmt.Fprintf(os.Stderr, "building %s\n", t)
-		if err := release.Build(goBin, ".", version, t, p); err != nil {
-			return nil, err
+		paths[t] = map[string]string{}
+		for _, prog := range release.Programs {
+			p := filepath.Join(out, "bin", t.GOOS+"_"+t.GOARCH, t.ExeOf(prog))
+			fmt.Fprintf(os.Stderr, "building %s for %s\n", prog, t)
+			if err := release.Build(goBin, ".", version, prog, t, p); err != nil {
+				return nil, err
+			}
+			paths[t][prog] = p
 		}
-		paths[t] = p
 	}
 	return paths, nil
 }

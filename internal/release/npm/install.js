@@ -28,12 +28,19 @@ function main() {
   const version = require("./package.json").version;
   const out = execFileSync(binary, ["--version"], { encoding: "utf8", timeout: 10000 }).trim();
   if (out !== `vx v${version}`) return `${binary} says "${out}", not "vx v${version}": the launcher stays`;
-  const launcher = path.join(__dirname, "bin", "vx");
-  const tmp = `${launcher}.${process.pid}.tmp`;
-  fs.copyFileSync(binary, tmp);
-  fs.chmodSync(tmp, 0o755);
-  fs.renameSync(tmp, launcher);
+  // vx finds vx-remote (its remote-cache client) beside its own executable,
+  // so the helper goes in first and vx takes the launcher's place last.
+  const helper = path.join(path.dirname(binary), "vx-remote");
+  if (fs.existsSync(helper)) place(helper, path.join(__dirname, "bin", "vx-remote"));
+  place(binary, path.join(__dirname, "bin", "vx"));
   return "the native binary replaces the launcher";
+}
+
+function place(from, to) {
+  const tmp = `${to}.${process.pid}.tmp`;
+  fs.copyFileSync(from, tmp);
+  fs.chmodSync(tmp, 0o755);
+  fs.renameSync(tmp, to);
 }
 
 try {
