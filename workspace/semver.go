@@ -29,20 +29,11 @@ func parseVersion(s string) (semVersion, bool) {
 		s = s[:i]
 	}
 	var v semVersion
-	core := s
-	if i := strings.IndexByte(s, '-'); i >= 0 {
-		core = s[:i]
-		pre := s[i+1:]
-		if pre == "" {
-			return v, false
-		}
-		v.pre = strings.Split(pre, ".")
-		for _, id := range v.pre {
-			if id == "" || !isIdent(id) {
-				return v, false
-			}
-		}
+	core, pre, ok := splitPrerelease(s)
+	if !ok {
+		return v, false
 	}
+	v.pre = pre
 	parts := strings.Split(core, ".")
 	if len(parts) != 3 {
 		return v, false
@@ -189,20 +180,11 @@ func parsePartial(s string) (partial, bool) {
 	if s == "" {
 		return p, true
 	}
-	core := s
-	if i := strings.IndexByte(s, '-'); i >= 0 {
-		core = s[:i]
-		pre := s[i+1:]
-		if pre == "" {
-			return p, false
-		}
-		p.pre = strings.Split(pre, ".")
-		for _, id := range p.pre {
-			if id == "" || !isIdent(id) {
-				return p, false
-			}
-		}
+	core, pre, ok := splitPrerelease(s)
+	if !ok {
+		return p, false
 	}
+	p.pre = pre
 	parts := strings.Split(core, ".")
 	if len(parts) > 3 {
 		return p, false
@@ -400,4 +382,21 @@ func setSatisfies(set []comparator, v semVersion, includePrerelease bool) bool {
 		}
 	}
 	return false
+}
+
+// splitPrerelease splits "1.2.3-rc.1" into its core "1.2.3" and its
+// prerelease identifiers ["rc", "1"]; ok is false when an identifier is
+// empty or holds a character semver does not allow.
+func splitPrerelease(s string) (core string, pre []string, ok bool) {
+	i := strings.IndexByte(s, '-')
+	if i < 0 {
+		return s, nil, true
+	}
+	pre = strings.Split(s[i+1:], ".")
+	for _, id := range pre {
+		if id == "" || !isIdent(id) {
+			return "", nil, false
+		}
+	}
+	return s[:i], pre, true
 }

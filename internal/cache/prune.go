@@ -52,20 +52,9 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 	}
 	blobSizes := map[string]int64{}
 	blobTimes := map[string]time.Time{}
-	err = filepath.WalkDir(filepath.Join(s.Dir, "cas"), func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if e.IsDir() {
-			return nil
-		}
-		if fi, err := e.Info(); err == nil {
-			blobSizes[e.Name()] = fi.Size()
-			blobTimes[e.Name()] = fi.ModTime()
-		}
+	err = walkFiles(filepath.Join(s.Dir, "cas"), func(_ string, fi fs.FileInfo) error {
+		blobSizes[fi.Name()] = fi.Size()
+		blobTimes[fi.Name()] = fi.ModTime()
 		return nil
 	})
 	if err != nil {
@@ -124,22 +113,9 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 // no blob and is pruned first.
 func (s *Store) entries() ([]acEntry, error) {
 	var out []acEntry
-	err := filepath.WalkDir(filepath.Join(s.Dir, "ac"), func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if e.IsDir() {
-			return nil
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return nil
-		}
+	err := walkFiles(filepath.Join(s.Dir, "ac"), func(p string, fi fs.FileInfo) error {
 		ent := acEntry{path: p, used: fi.ModTime(), size: fi.Size()}
-		action := Digest{Hash: e.Name()}
+		action := Digest{Hash: fi.Name()}
 		if data, err := os.ReadFile(p); err == nil && len(data) > len(acMagic)+65 {
 			if r, err := UnmarshalActionResult(data[len(acMagic)+65:]); err == nil {
 				ent.blobs = append(resultBlobs(r), action)
@@ -161,6 +137,28 @@ func (s *Store) entries() ([]acEntry, error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return out, nil
+}
+
+// walkFiles calls fn for every regular file below dir (none when dir does
+// not exist); a file that vanishes during the walk is passed over, as a
+// concurrent run may prune or rename it.
+func walkFiles(dir string, fn func(path string, fi fs.FileInfo) error) error {
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return nil
+		}
+		return fn(p, fi)
+	})
 }
 
 // Status describes a store for `vx cache status`.
@@ -186,20 +184,7 @@ type LastRun struct {
 // Status reads the store's size and counts without changing it.
 func (s *Store) Status() (Status, error) {
 	st := Status{Dir: s.Dir}
-	err := filepath.WalkDir(s.Dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if e.IsDir() {
-			return nil
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return nil
-		}
+	err := walkFiles(s.Dir, func(p string, fi fs.FileInfo) error {
 		st.Bytes += fi.Size()
 		switch filepath.Base(filepath.Dir(filepath.Dir(p))) {
 		case "ac":

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/vxrun/vx/internal/run"
@@ -76,7 +75,7 @@ func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string
 	doc := runSummary{Version: Version, Args: p.Args, Root: root, Start: start, End: end, DurationMs: ms(o.Elapsed),
 		ExitCode: o.Code(), Tasks: make([]taskSummary, 0, len(o.Tasks))}
 	if o.Signal != nil {
-		doc.Signal = signalName(o.Signal)
+		doc.Signal = run.SignalName(o.Signal)
 	}
 	for _, tr := range o.Tasks {
 		n := tr.Node
@@ -119,16 +118,6 @@ func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string
 		}
 	}
 	return err
-}
-
-func signalName(sig os.Signal) string {
-	switch sig {
-	case os.Interrupt:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
 }
 
 // ms is d in milliseconds, to the microsecond.

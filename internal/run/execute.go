@@ -619,9 +619,9 @@ func summary(o Outcome, color bool) string {
 		fmt.Fprintf(&b, ", %d not run", o.Skipped)
 	}
 	if o.Stopped > 0 && o.Signal != nil {
-		fmt.Fprintf(&b, ", %d persistent stopped by %s", o.Stopped, signalName(o.Signal))
+		fmt.Fprintf(&b, ", %d persistent stopped by %s", o.Stopped, SignalName(o.Signal))
 	} else if o.Signal != nil {
-		fmt.Fprintf(&b, ", stopped by %s", signalName(o.Signal))
+		fmt.Fprintf(&b, ", stopped by %s", SignalName(o.Signal))
 	}
 	fmt.Fprintf(&b, " in %s", o.Elapsed.Round(time.Millisecond))
 	return b.String()
@@ -634,7 +634,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func signalName(sig os.Signal) string {
+// SignalName names sig as the summary and --summary do: "SIGINT",
+// "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", else Go's name for it.
+func SignalName(sig os.Signal) string {
 	switch sig {
 	case os.Interrupt:
 		return "SIGINT"
