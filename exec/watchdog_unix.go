@@ -76,8 +76,16 @@ func watchGroup(sign byte, pgid int) {
 	}
 }
 
+// watchdogDelay is how long vx runs tasks before it starts the watchdog.
+// Most tasks end sooner, and a run of short tasks then pays for no second
+// process (a fork, an exec and a Go start-up: 1–2 ms of CPU per run on a
+// 2-core machine, competing with the task). A vx killed outright within
+// this time leaves its tasks, as it would with no watchdog.
+var watchdogDelay = 250 * time.Millisecond
+
 // startWatchdog makes the pipe at once, so that what vx writes is kept in
-// it, and starts the watchdog in the background, off the first task's path.
+// it, and starts the watchdog watchdogDelay later in the background, off
+// the tasks' path, unless vx is ending by then.
 func startWatchdog() {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -88,13 +96,18 @@ func startWatchdog() {
 	cmd.Stdin = r
 	cmd.Env = []string{}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	go func() {
-		if cmd.Start() == nil {
+	time.AfterFunc(watchdogDelay, func() {
+		watchdog.Lock()
+		ending := watchdog.w == nil
+		watchdog.Unlock()
+		// Once StopWatchdog has written "exit", a watchdog started anyway
+		// would read it and end at once: it is simply not started.
+		if !ending && cmd.Start() == nil {
 			watchdog.pid.Store(int64(cmd.Process.Pid))
 			go cmd.Wait() // reaped if it ends while vx runs
 		}
 		r.Close()
-	}()
+	})
 }
 
 // RunWatchdog is the watchdog's main loop, reading vx's messages from in;

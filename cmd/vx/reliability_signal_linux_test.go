@@ -406,6 +406,11 @@ func TestReliabilityKilled(t *testing.T) {
 			}
 			waitFiles(t, 15*time.Second, exitedFunc(cmd), ready...)
 			waitUntil(5*time.Second, func() bool { return len(marked(root)) >= 2*len(tc.scripts)+tc.survive })
+			// The watchdog starts once tasks have run a while (a short run
+			// pays for no second process): kill vx only when it is up.
+			if !waitUntil(5*time.Second, func() bool { return hasWatchdog(cmd.Process.Pid) }) {
+				t.Fatal("vx started no watchdog within 5s of its tasks")
+			}
 			before := len(marked(root))
 			cmd.Process.Kill()
 			waitDeadline(cmd, 5*time.Second)
@@ -417,4 +422,25 @@ func TestReliabilityKilled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasWatchdog reports whether the process vx has a child started as its
+// watchdog (vx __vx-watchdog).
+func hasWatchdog(vx int) bool {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil || !bytes.HasSuffix(bytes.TrimRight(cmdline, "\x00"), []byte("\x00"+watchdogArg)) {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", d.Name(), "status"))
+		if err == nil && bytes.Contains(status, []byte(fmt.Sprintf("\nPPid:\t%d\n", vx))) && pid != vx {
+			return true
+		}
+	}
+	return false
 }
