@@ -406,7 +406,7 @@ func TestRemoteOrder(t *testing.T) {
 // TestOutputsSkipTheStore: a store inside the project is never an output,
 // so a restore does not remove it as a file the entry does not hold.
 func TestOutputsSkipTheStore(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	st, _ := OpenStore(filepath.Join(dir, ".vx-store"))
 	a, _ := st.PutBytes([]byte("A"))
 	r := &ActionResult{OutputFiles: []OutputFile{{Path: "out.txt", Digest: a}}}
