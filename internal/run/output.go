@@ -152,7 +152,7 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		w.afterCR = false
 		room := maxLine - (len(w.buf) - w.plen)
 		chunk := p[:min(len(p), room)]
-		i := bytes.IndexAny(chunk, "\r\n")
+		i := lineEnd(chunk)
 		if i < 0 {
 			w.buf = append(w.buf, chunk...)
 			p = p[len(chunk):]
@@ -175,6 +175,20 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		w.afterCR = bare
 	}
 	return n, nil
+}
+
+// lineEnd returns the index of the first \r or \n in b, or -1: two
+// IndexByte scans (vectorised) rather than one IndexAny (byte by byte).
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	head := b
+	if i >= 0 {
+		head = b[:i]
+	}
+	if j := bytes.IndexByte(head, '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // cut writes out a line that reached maxLine without an end, keeping a
