@@ -3,7 +3,6 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -62,7 +61,12 @@ func (c *Config) Target() (hostport string, tls bool, err error) {
 		}
 		port = "443"
 	}
-	return net.JoinHostPort(host, port), tls, nil
+	// As net.JoinHostPort, without linking package net (and its cgo
+	// resolver) into every start of vx.
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return host + ":" + port, tls, nil
 }
 
 // Check reports a configuration that cannot work, before any process or
