@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // resolver decides which workspace project, if any, a dependency entry
@@ -55,7 +56,7 @@ func newResolver(w *Workspace, reals []string, goos string) *resolver {
 
 // workspaceSpec splits what follows "workspace:" into an optional alias and
 // the version part, as pnpm's WorkspaceSpec does.
-var workspaceSpec = regexp.MustCompile(`^(?:([^._/][^@]*)@)?(.*)$`)
+var workspaceSpec = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:([^._/][^@]*)@)?(.*)$`) })
 
 // resolve returns the project dependency d of from names (nil for none), or
 // ambiguous when it names by name a project whose name is shared. fromReal
@@ -65,7 +66,7 @@ func (r *resolver) resolve(from *Project, fromReal string, d dep) (to *Project, 
 	isWorkspace := false
 	if rest, ok := strings.CutPrefix(spec, "workspace:"); ok {
 		isWorkspace = true
-		m := workspaceSpec.FindStringSubmatch(rest)
+		m := workspaceSpec().FindStringSubmatch(rest)
 		if m == nil {
 			return nil, false
 		}

@@ -64,7 +64,7 @@ func pmVars(ws *workspace.Workspace, environ []string, goos string) (agent, exec
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 				execPath = p
 				if version == "" {
-					if m := releaseVersion.FindStringSubmatch(filepath.Base(p)); m != nil {
+					if m := releaseVersion().FindStringSubmatch(filepath.Base(p)); m != nil {
 						version = m[1]
 					}
 				}
@@ -93,7 +93,7 @@ func pmVars(ws *workspace.Workspace, environ []string, goos string) (agent, exec
 	return agent, execPath
 }
 
-var releaseVersion = regexp.MustCompile(`^yarn-(\d+\.\d+\.\d+[^/]*?)\.c?js$`)
+var releaseVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yarn-(\d+\.\d+\.\d+[^/]*?)\.c?js$`) })
 
 // yarnPath returns .yarnrc.yml's yarnPath at root, "" when none.
 func yarnPath(root string) string {
@@ -198,10 +198,10 @@ func pmPackage(dir, name string) (entry, version string, ok bool) {
 	return entry, m.Version, true
 }
 
-var nodeInPath = regexp.MustCompile(`(?:^|[/\\])v?(\d+\.\d+\.\d+)(?:[/\\]|$)`)
+var nodeInPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[/\\])v?(\d+\.\d+\.\d+)(?:[/\\]|$)`) })
 
 // agentNode finds Node's version in a user agent: "... node/v20.1.0 ...".
-var agentNode = regexp.MustCompile(`(?:^| )node/(v\d+\.\d+\.\d+)(?: |$)`)
+var agentNode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^| )node/(v\d+\.\d+\.\d+)(?: |$)`) })
 
 // nodeVersion returns Node's version as "v20.1.0": from environ's own
 // npm_config_user_agent when vx was started by a package manager, else
@@ -209,7 +209,7 @@ var agentNode = regexp.MustCompile(`(?:^| )node/(v\d+\.\d+\.\d+)(?: |$)`)
 // volta, asdf), else "?".
 func nodeVersion(environ []string, goos string) string {
 	if ua, ok := exec.LookupEnv(environ, "npm_config_user_agent", goos); ok {
-		if m := agentNode.FindStringSubmatch(ua); m != nil {
+		if m := agentNode().FindStringSubmatch(ua); m != nil {
 			return m[1]
 		}
 	}
@@ -220,7 +220,7 @@ func nodeVersion(environ []string, goos string) string {
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		p = real
 	}
-	if m := nodeInPath.FindStringSubmatch(p); m != nil {
+	if m := nodeInPath().FindStringSubmatch(p); m != nil {
 		return "v" + m[1]
 	}
 	return "?"
