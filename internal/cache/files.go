@@ -18,7 +18,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/vxrun/vx/exec"
 )
 
 // fileState is what the key knows of one input file: its id (a git blob id
@@ -169,24 +172,67 @@ func (sc *scanner) runGit(args ...string) ([]byte, error) {
 	return out, nil
 }
 
+// scanGit lists the tracked files with their blob ids and hashes those
+// that changed in the work tree, and the untracked files git would add.
+// Which tracked files changed comes from the index read directly (one
+// lstat per file, on all CPUs) where it can be, else from git diff-files;
+// git lists the untracked files meanwhile.
 func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
-	spec := []string{"--"}
-	spec = append(spec, dirs...)
-	var tracked, changed []byte
-	var terr, cerr error
-	var wg sync.WaitGroup
-	wg.Add(1)
+	spec := append([]string{"--"}, dirs...)
+	var untracked []byte
+	var uerr error
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		tracked, terr = sc.runGit(append([]string{"ls-files", "-s", "-z"}, spec...)...)
+		defer close(done)
+		untracked, uerr = sc.runGit(append([]string{"ls-files", "-z", "-o", "--exclude-standard"}, spec...)...)
 	}()
-	changed, cerr = sc.runGit(append([]string{"ls-files", "-z", "-m", "-o", "--exclude-standard"}, spec...)...)
-	wg.Wait()
-	if terr != nil {
-		return nil, terr
+	snap, changed, sha256Repo, err := sc.trackedFromIndex(dirs)
+	if err != nil {
+		snap, changed, sha256Repo, err = sc.trackedFromGit(spec)
 	}
-	if cerr != nil {
-		return nil, cerr
+	<-done
+	if uerr != nil {
+		return nil, uerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range bytes.Split(untracked, []byte{0}) {
+		if len(p) == 0 || p[len(p)-1] == '/' {
+			continue // a nested repository shows as "dir/"
+		}
+		if s := string(p); !hasNodeModules(s) && !sc.skipped(s) {
+			changed = append(changed, s)
+		}
+	}
+	results, err := sc.hashFiles(changed, sha256Repo)
+	if err != nil {
+		return nil, err
+	}
+	snap.apply(results)
+	return snap, nil
+}
+
+// trackedFromGit lists the tracked files under the pathspec spec with git:
+// the snapshot of their blob ids as the index has them, and those that
+// differ in the work tree (changed, deleted, or of another type).
+func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, error) {
+	var tracked, diff []byte
+	var terr, derr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// --ignore-submodules: a submodule is its recorded commit, as in
+		// trackedFromIndex.
+		diff, derr = sc.runGit(append([]string{"diff-files", "--name-only", "-z", "--relative", "--ignore-submodules=all"}, spec...)...)
+	}()
+	tracked, terr = sc.runGit(append([]string{"ls-files", "-s", "-z"}, spec...)...)
+	<-done
+	if terr != nil {
+		return nil, nil, false, terr
+	}
+	if derr != nil {
+		return nil, nil, false, derr
 	}
 	snap := &snapshot{git: true}
 	sha256Repo := false
@@ -201,11 +247,11 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 		tab := bytes.IndexByte(line, '\t')
 		sp1 := bytes.IndexByte(line, ' ')
 		if tab < 0 || sp1 < 0 || sp1 > tab {
-			return nil, fmt.Errorf("cache: unexpected git ls-files output %q", line)
+			return nil, nil, false, fmt.Errorf("cache: unexpected git ls-files output %q", line)
 		}
 		sp2 := bytes.IndexByte(line[sp1+1:tab], ' ')
 		if sp2 < 0 {
-			return nil, fmt.Errorf("cache: unexpected git ls-files output %q", line)
+			return nil, nil, false, fmt.Errorf("cache: unexpected git ls-files output %q", line)
 		}
 		mode, id := line[:sp1], string(line[sp1+1:sp1+1+sp2])
 		p := string(line[tab+1:])
@@ -228,23 +274,172 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 		snap = newSnapshot(m)
 		snap.git = true
 	}
-	var todo []string
-	for _, p := range bytes.Split(changed, []byte{0}) {
-		if len(p) == 0 || p[len(p)-1] == '/' {
-			continue // a nested repository shows as "dir/"
+	var changed []string
+	for _, p := range bytes.Split(diff, []byte{0}) {
+		if s := string(p); s != "" && !hasNodeModules(s) && !sc.skipped(s) {
+			changed = append(changed, s)
 		}
-		s := string(p)
-		if hasNodeModules(s) || sc.skipped(s) {
+	}
+	return snap, changed, sha256Repo, nil
+}
+
+// trackedFromIndex is trackedFromGit without git: it reads the index of
+// the repository whose work tree is the root and finds the changed files
+// by git's own rule (statClean). It returns an error, and the caller asks
+// git, when the root is not the top of a work tree, when vx's environment
+// points git elsewhere (GIT_DIR and the like, as inside a git hook), and
+// when the index uses a feature parseIndex does not read.
+func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, error) {
+	if !indexStatSupported {
+		return nil, nil, false, errIndexUnsupported
+	}
+	for _, name := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"} {
+		if _, ok := exec.LookupEnv(sc.env, name, ""); ok {
+			return nil, nil, false, errIndexUnsupported
+		}
+	}
+	gitDir, err := findGitDir(sc.root)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	index := filepath.Join(gitDir, "index")
+	fi, err := os.Stat(index)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	data, err := os.ReadFile(index)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	sha256Repo := false
+	entries, err := parseIndex(data, 20)
+	if err != nil {
+		if entries, err = parseIndex(data, 32); err != nil {
+			return nil, nil, false, err
+		}
+		sha256Repo = true
+	}
+	snap := &snapshot{git: true}
+	var changed []string
+	var check []*indexEntry // entries whose file is looked at
+	for i := range entries {
+		e := &entries[i]
+		p := e.path
+		if !underAny(p, dirs) || hasNodeModules(p) || sc.skipped(p) {
 			continue
 		}
-		todo = append(todo, s)
+		if n := len(snap.paths); n > 0 && snap.paths[n-1] == p {
+			continue // an unmerged path has an entry per stage
+		}
+		snap.paths = append(snap.paths, p)
+		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755})
+		switch {
+		case e.stage != 0 || e.intentToAdd:
+			changed = append(changed, p)
+		case e.skip || e.mode == 0o160000:
+			// Taken from the index as git does (a submodule is its commit).
+		default:
+			check = append(check, e)
+		}
 	}
-	results, err := sc.hashFiles(todo, sha256Repo)
+	if !sort.StringsAreSorted(snap.paths) {
+		return nil, nil, false, errIndexUnsupported
+	}
+	clean := sc.statIndexed(check, uint32(fi.ModTime().Unix()))
+	for i, e := range check {
+		if !clean[i] {
+			changed = append(changed, e.path)
+		}
+	}
+	return snap, changed, sha256Repo, nil
+}
+
+// statIndexed reports for each entry whether its file is clean, looking
+// the files up a directory at a time on all CPUs.
+func (sc *scanner) statIndexed(check []*indexEntry, indexMtime uint32) []bool {
+	// Runs of entries in one directory (sorted paths keep most of a
+	// directory's files together).
+	type run struct{ from, to int }
+	var runs []run
+	dirOf := func(p string) string { return p[:strings.LastIndexByte(p, '/')+1] }
+	for i := range check {
+		if i == 0 || dirOf(check[i].path) != dirOf(check[i-1].path) {
+			runs = append(runs, run{i, i})
+		}
+		runs[len(runs)-1].to = i + 1
+	}
+	clean := make([]bool, len(check))
+	st := make([]indexStat, len(check))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var names []string
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(runs) {
+					return
+				}
+				r := runs[k]
+				dir := dirOf(check[r.from].path)
+				names = names[:0]
+				for _, e := range check[r.from:r.to] {
+					names = append(names, e.path[len(dir):])
+				}
+				statNames(filepath.Join(sc.root, filepath.FromSlash(dir)), names, st[r.from:r.to], clean[r.from:r.to])
+				for i := r.from; i < r.to; i++ {
+					clean[i] = clean[i] && statClean(check[i], st[i], indexMtime)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return clean
+}
+
+// findGitDir returns the git directory of the work tree whose top is root:
+// root/.git, or where a .git file points (a linked work tree, a
+// submodule). It fails when root is not the top of a work tree.
+func findGitDir(root string) (string, error) {
+	p := filepath.Join(root, ".git")
+	fi, err := os.Lstat(p)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	snap.apply(results)
-	return snap, nil
+	if fi.IsDir() {
+		return p, nil
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", errIndexUnsupported
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	dir, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+	if !ok || dir == "" {
+		return "", errIndexUnsupported
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	return dir, nil
+}
+
+// underAny reports whether the slash path p is one of dirs or below one;
+// every path is when dirs is empty.
+func underAny(p string, dirs []string) bool {
+	if len(dirs) == 0 {
+		return true
+	}
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d) && len(p) > len(d) && p[len(d)] == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 func (sc *scanner) skipped(p string) bool {

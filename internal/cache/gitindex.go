@@ -1,0 +1,202 @@
+package cache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+)
+
+// This file reads git's index (.git/index) so that the key of a task can
+// take a clean tracked file's blob id from it, as git status does, after
+// one lstat of the file: no git process, no reading of the file. Formats 2,
+// 3 and 4 are read; an index using a feature that changes what the entries
+// mean (a split index, a sparse index, an extension git requires readers
+// to understand) is refused with errIndexUnsupported, and the scanner asks
+// git instead. See https://git-scm.com/docs/index-format.
+
+// indexEntry is one entry of the index.
+type indexEntry struct {
+	path  string // relative to the top of the work tree, slash-separated
+	id    string // the object id, in hex
+	mode  uint32 // 0100644, 0100755, 0120000 (symbolic link) or 0160000 (gitlink)
+	stage uint8  // 0, or 1-3 for an unmerged path
+	// skip is set for an entry whose file git does not look at: marked
+	// assume-unchanged or skip-worktree (sparse checkout). Its id is taken
+	// as it is, as git does.
+	skip        bool
+	intentToAdd bool // "git add -N": no content recorded yet
+	stat        indexStat
+}
+
+// indexStat is what git records of a file's stat data when it writes an
+// entry, each field cut to 32 bits.
+type indexStat struct {
+	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec, dev, ino, mode, uid, gid, size uint32
+}
+
+var errIndexUnsupported = errors.New("cache: git index format not supported")
+
+// parseIndex reads an index whose object ids are hashLen bytes long (20
+// for SHA-1, 32 for SHA-256).
+func parseIndex(data []byte, hashLen int) ([]indexEntry, error) {
+	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
+		return nil, errIndexUnsupported
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	if version < 2 || version > 4 {
+		return nil, errIndexUnsupported
+	}
+	end := len(data) - hashLen // the checksum follows the extensions
+	n := binary.BigEndian.Uint32(data[8:])
+	if uint64(n) > uint64(end/(40+hashLen+2)) {
+		return nil, errIndexUnsupported
+	}
+	count := int(n)
+	entries := make([]indexEntry, 0, count)
+	// The ids and paths are cut from two strings built as the entries are
+	// read: two allocations for the whole index rather than two per entry.
+	ids := make([]byte, 0, count*2*hashLen)
+	var names []byte
+	type span struct{ from, to int }
+	nameSpans := make([]span, 0, count)
+	off := 12
+	var prev []byte // v4: the previous path, which the next one shares a prefix with
+	for i := 0; i < count; i++ {
+		start := off
+		fixed := 40 + hashLen + 2
+		if off+fixed > end {
+			return nil, errIndexUnsupported
+		}
+		var e indexEntry
+		u := func(k int) uint32 { return binary.BigEndian.Uint32(data[off+4*k:]) }
+		e.stat = indexStat{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)}
+		e.mode = e.stat.mode
+		ids = hex.AppendEncode(ids, data[off+40:off+40+hashLen])
+		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
+		off += fixed
+		e.skip = flags&0x8000 != 0
+		e.stage = uint8(flags >> 12 & 3)
+		nameLen := int(flags & 0xfff)
+		if flags&0x4000 != 0 { // extended flags
+			if version < 3 || off+2 > end {
+				return nil, errIndexUnsupported
+			}
+			ext := binary.BigEndian.Uint16(data[off:])
+			off += 2
+			e.skip = e.skip || ext&0x4000 != 0
+			e.intentToAdd = ext&0x2000 != 0
+		}
+		var name []byte
+		if version == 4 {
+			// A varint saying how many bytes to drop from the end of the
+			// previous path, then the rest of this one, NUL-terminated.
+			drop, n := indexVarint(data[off:end])
+			if n == 0 || drop > uint64(len(prev)) {
+				return nil, errIndexUnsupported
+			}
+			off += n
+			j := bytes.IndexByte(data[off:end], 0)
+			if j < 0 {
+				return nil, errIndexUnsupported
+			}
+			prev = append(prev[:len(prev)-int(drop)], data[off:off+j]...)
+			name = prev
+			off += j + 1
+		} else {
+			j := bytes.IndexByte(data[off:end], 0)
+			if j < 0 {
+				return nil, errIndexUnsupported
+			}
+			name = data[off : off+j]
+			// NUL padding to a multiple of eight bytes (one to eight).
+			off = start + (off+j-start+8)&^7
+			if off > end {
+				return nil, errIndexUnsupported
+			}
+		}
+		if nameLen != 0xfff && nameLen != len(name) || len(name) == 0 {
+			return nil, errIndexUnsupported
+		}
+		switch e.mode {
+		case 0o100644, 0o100755, 0o120000, 0o160000:
+		case 0o040000:
+			return nil, errIndexUnsupported // a sparse index's directory entry
+		default:
+			return nil, errIndexUnsupported
+		}
+		nameSpans = append(nameSpans, span{len(names), len(names) + len(name)})
+		names = append(names, name...)
+		entries = append(entries, e)
+	}
+	idStr, nameStr := string(ids), string(names)
+	for i := range entries {
+		k := i * 2 * hashLen
+		entries[i].id = idStr[k : k+2*hashLen]
+		entries[i].path = nameStr[nameSpans[i].from:nameSpans[i].to]
+	}
+	// The extensions, up to the checksum: git requires a reader to
+	// understand one whose name starts with a lower-case letter ("link" of
+	// a split index, "sdir" of a sparse one); the others are caches.
+	for off < end {
+		if off+8 > end {
+			return nil, errIndexUnsupported
+		}
+		sig := data[off : off+4]
+		size := binary.BigEndian.Uint32(data[off+4:])
+		if sig[0] < 'A' || sig[0] > 'Z' || uint64(size) > uint64(end-off-8) {
+			return nil, errIndexUnsupported
+		}
+		off += 8 + int(size)
+	}
+	if off != end {
+		return nil, errIndexUnsupported
+	}
+	return entries, nil
+}
+
+// indexVarint decodes git's offset varint (varint.c), returning the value
+// and the bytes read, or 0 bytes when b does not hold a valid one.
+func indexVarint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	v := uint64(c & 127)
+	n := 1
+	for c&128 != 0 {
+		if n >= len(b) || n > 9 {
+			return 0, 0
+		}
+		v++
+		c = b[n]
+		n++
+		v = v<<7 + uint64(c&127)
+	}
+	return v, n
+}
+
+// statClean reports whether a file whose stat data is now st still holds
+// what the entry recorded, by git's rule: the same modification and change
+// times (to the nanosecond), inode, size and type, and the same executable
+// bit. The entry must also not be "racily clean": recorded in the same
+// second as the index was written (indexMtimeSec) or later.
+func statClean(e *indexEntry, st indexStat, indexMtimeSec uint32) bool {
+	r := &e.stat
+	if st.mtimeSec != r.mtimeSec || st.mtimeNsec != r.mtimeNsec ||
+		st.ctimeSec != r.ctimeSec || st.ctimeNsec != r.ctimeNsec ||
+		st.ino != r.ino || st.size != r.size {
+		return false
+	}
+	const typeMask = 0o170000
+	if st.mode&typeMask != e.mode&typeMask {
+		return false
+	}
+	if e.mode&typeMask == 0o100000 && (st.mode&0o100 != 0) != (e.mode == 0o100755) {
+		return false
+	}
+	// Racily clean: the file may have changed again within the tick of its
+	// recorded time, so its content must be read. Whole seconds, as a git
+	// built without nanosecond times compares them.
+	return r.mtimeSec < indexMtimeSec
+}
