@@ -173,7 +173,7 @@ func (c *Cache) NodeVersion(env []string) string {
 		return ""
 	}
 	mkey := memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
-	if e, ok := c.sc.memo.get("node\x00" + real); ok && e.memoKey == mkey {
+	if e, ok := c.sc.memo.get(nodeVersionKey + real); ok && e.memoKey == mkey {
 		v = e.st.id
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -185,7 +185,7 @@ func (c *Cache) NodeVersion(env []string) string {
 			v = "unknown"
 		} else {
 			v = strings.TrimSpace(string(out))
-			c.sc.memo.put("node\x00"+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
+			c.sc.memo.put(nodeVersionKey+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
 		}
 	}
 	c.mu.Lock()

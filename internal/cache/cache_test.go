@@ -421,3 +421,54 @@ func TestOutputsSkipTheStore(t *testing.T) {
 		t.Errorf("collectOutputs with the store inside the project: %+v, %v", got, err)
 	}
 }
+
+// TestNodeVersionRemembered checks that the version of the node a task
+// finds is asked once, not at every run: the memo keeps it by the
+// program's size, time and inode, and asks again when the program changes.
+func TestNodeVersionRemembered(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake node is a shell script")
+	}
+	bin := testdir.New(t)
+	calls := filepath.Join(bin, "calls")
+	node := filepath.Join(bin, "node")
+	write := func(version string) {
+		script := "#!/bin/sh\necho x >> '" + calls + "'\necho " + version + "\n"
+		if err := os.WriteFile(node, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		past := time.Now().Add(-10 * time.Second) // not "racily" new
+		os.Chtimes(node, past, past)
+	}
+	write("v20.1.0")
+	store := testdir.New(t)
+	env := []string{"PATH=" + bin}
+	ask := func() string {
+		c, err := New(Options{Dir: store, Root: testdir.New(t), Environ: env, Read: true, Write: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := c.NodeVersion(env)
+		c.CloseReadOnly()
+		return v
+	}
+	count := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "x")
+	}
+	for run := 1; run <= 3; run++ {
+		if v := ask(); v != "v20.1.0" {
+			t.Fatalf("run %d: version %q, want v20.1.0", run, v)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("node --version ran %d times in 3 runs, want 1", n)
+	}
+	write("v22.0.0") // another node at the same path
+	if v := ask(); v != "v22.0.0" {
+		t.Errorf("after the program changed: version %q, want v22.0.0", v)
+	}
+	if n := count(); n != 2 {
+		t.Errorf("node --version ran %d times, want 2", n)
+	}
+}

@@ -312,9 +312,9 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 		return nil, nil, false, err
 	}
 	sha256Repo := false
-	entries, err := parseIndex(data, 20)
+	x, err := parseIndex(data, 20)
 	if err != nil {
-		if entries, err = parseIndex(data, 32); err != nil {
+		if x, err = parseIndex(data, 32); err != nil {
 			return nil, nil, false, err
 		}
 		sha256Repo = true
@@ -322,8 +322,8 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 	snap := &snapshot{git: true}
 	var changed []string
 	var check []*indexEntry // entries whose file is looked at
-	for i := range entries {
-		e := &entries[i]
+	for i := range x.entries {
+		e := &x.entries[i]
 		p := e.path
 		if !underAny(p, dirs) || hasNodeModules(p) || sc.skipped(p) {
 			continue
@@ -345,7 +345,7 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 	if !sort.StringsAreSorted(snap.paths) {
 		return nil, nil, false, errIndexUnsupported
 	}
-	clean := sc.statIndexed(check, uint32(fi.ModTime().Unix()))
+	clean := sc.statIndexed(x, check, uint32(fi.ModTime().Unix()))
 	for i, e := range check {
 		if !clean[i] {
 			changed = append(changed, e.path)
@@ -356,7 +356,7 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 
 // statIndexed reports for each entry whether its file is clean, looking
 // the files up a directory at a time on all CPUs.
-func (sc *scanner) statIndexed(check []*indexEntry, indexMtime uint32) []bool {
+func (sc *scanner) statIndexed(x *gitIndex, check []*indexEntry, indexMtime uint32) []bool {
 	// Runs of entries in one directory (sorted paths keep most of a
 	// directory's files together).
 	type run struct{ from, to int }
@@ -390,7 +390,7 @@ func (sc *scanner) statIndexed(check []*indexEntry, indexMtime uint32) []bool {
 				}
 				statNames(filepath.Join(sc.root, filepath.FromSlash(dir)), names, st[r.from:r.to], clean[r.from:r.to])
 				for i := r.from; i < r.to; i++ {
-					clean[i] = clean[i] && statClean(check[i], st[i], indexMtime)
+					clean[i] = clean[i] && statClean(check[i], x.stat(check[i]), st[i], indexMtime)
 				}
 			}
 		}()

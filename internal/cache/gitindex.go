@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math"
+	"unsafe"
 )
 
 // This file reads git's index (.git/index) so that the key of a task can
@@ -15,18 +17,24 @@ import (
 // to understand) is refused with errIndexUnsupported, and the scanner asks
 // git instead. See https://git-scm.com/docs/index-format.
 
+// gitIndex is a parsed index.
+type gitIndex struct {
+	entries []indexEntry // in the index's order: by path, then stage
+	data    []byte       // the file, which entries' stat data is read from
+}
+
 // indexEntry is one entry of the index.
 type indexEntry struct {
 	path  string // relative to the top of the work tree, slash-separated
 	id    string // the object id, in hex
 	mode  uint32 // 0100644, 0100755, 0120000 (symbolic link) or 0160000 (gitlink)
+	at    int32  // where the entry starts in the file: its stat data
 	stage uint8  // 0, or 1-3 for an unmerged path
 	// skip is set for an entry whose file git does not look at: marked
 	// assume-unchanged or skip-worktree (sparse checkout). Its id is taken
 	// as it is, as git does.
 	skip        bool
 	intentToAdd bool // "git add -N": no content recorded yet
-	stat        indexStat
 }
 
 // indexStat is what git records of a file's stat data when it writes an
@@ -35,12 +43,20 @@ type indexStat struct {
 	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec, dev, ino, mode, uid, gid, size uint32
 }
 
+// stat returns the stat data recorded for e.
+func (x *gitIndex) stat(e *indexEntry) indexStat {
+	b := x.data[e.at:]
+	u := func(k int) uint32 { return binary.BigEndian.Uint32(b[4*k:]) }
+	return indexStat{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)}
+}
+
 var errIndexUnsupported = errors.New("cache: git index format not supported")
 
 // parseIndex reads an index whose object ids are hashLen bytes long (20
-// for SHA-1, 32 for SHA-256).
-func parseIndex(data []byte, hashLen int) ([]indexEntry, error) {
-	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
+// for SHA-1, 32 for SHA-256). The result keeps data, which must not change
+// afterwards: the paths of formats 2 and 3 are cut from it without a copy.
+func parseIndex(data []byte, hashLen int) (*gitIndex, error) {
+	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" || len(data) > math.MaxInt32 {
 		return nil, errIndexUnsupported
 	}
 	version := binary.BigEndian.Uint32(data[4:])
@@ -53,26 +69,23 @@ func parseIndex(data []byte, hashLen int) ([]indexEntry, error) {
 		return nil, errIndexUnsupported
 	}
 	count := int(n)
-	entries := make([]indexEntry, 0, count)
-	// The ids and paths are cut from two strings built as the entries are
-	// read: two allocations for the whole index rather than two per entry.
-	ids := make([]byte, 0, count*2*hashLen)
-	var names []byte
+	// A few allocations for the whole index, not one per entry: the paths
+	// are cut from the file itself (formats 2 and 3) or from one string of
+	// all of them (format 4), the ids from one string of all of them.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	x := &gitIndex{entries: make([]indexEntry, 0, count), data: data}
 	type span struct{ from, to int }
-	nameSpans := make([]span, 0, count)
+	spans := make([]span, 0, count) // where each path is: in text, or in names (v4)
+	var names []byte                // v4: the paths, one after another
+	var prev []byte                 // v4: the previous path, which the next one shares a prefix with
 	off := 12
-	var prev []byte // v4: the previous path, which the next one shares a prefix with
 	for i := 0; i < count; i++ {
 		start := off
 		fixed := 40 + hashLen + 2
 		if off+fixed > end {
 			return nil, errIndexUnsupported
 		}
-		var e indexEntry
-		u := func(k int) uint32 { return binary.BigEndian.Uint32(data[off+4*k:]) }
-		e.stat = indexStat{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)}
-		e.mode = e.stat.mode
-		ids = hex.AppendEncode(ids, data[off+40:off+40+hashLen])
+		e := indexEntry{at: int32(off), mode: binary.BigEndian.Uint32(data[off+24:])}
 		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
 		off += fixed
 		e.skip = flags&0x8000 != 0
@@ -87,53 +100,45 @@ func parseIndex(data []byte, hashLen int) ([]indexEntry, error) {
 			e.skip = e.skip || ext&0x4000 != 0
 			e.intentToAdd = ext&0x2000 != 0
 		}
-		var name []byte
+		var sp span
 		if version == 4 {
 			// A varint saying how many bytes to drop from the end of the
 			// previous path, then the rest of this one, NUL-terminated.
-			drop, n := indexVarint(data[off:end])
-			if n == 0 || drop > uint64(len(prev)) {
+			drop, k := indexVarint(data[off:end])
+			if k == 0 || drop > uint64(len(prev)) {
 				return nil, errIndexUnsupported
 			}
-			off += n
+			off += k
 			j := bytes.IndexByte(data[off:end], 0)
 			if j < 0 {
 				return nil, errIndexUnsupported
 			}
 			prev = append(prev[:len(prev)-int(drop)], data[off:off+j]...)
-			name = prev
 			off += j + 1
+			sp = span{len(names), len(names) + len(prev)}
+			names = append(names, prev...)
 		} else {
 			j := bytes.IndexByte(data[off:end], 0)
 			if j < 0 {
 				return nil, errIndexUnsupported
 			}
-			name = data[off : off+j]
+			sp = span{off, off + j}
 			// NUL padding to a multiple of eight bytes (one to eight).
 			off = start + (off+j-start+8)&^7
 			if off > end {
 				return nil, errIndexUnsupported
 			}
 		}
-		if nameLen != 0xfff && nameLen != len(name) || len(name) == 0 {
+		if nameLen != 0xfff && nameLen != sp.to-sp.from || sp.to == sp.from {
 			return nil, errIndexUnsupported
 		}
 		switch e.mode {
 		case 0o100644, 0o100755, 0o120000, 0o160000:
-		case 0o040000:
-			return nil, errIndexUnsupported // a sparse index's directory entry
-		default:
+		default: // 040000 is a sparse index's directory entry
 			return nil, errIndexUnsupported
 		}
-		nameSpans = append(nameSpans, span{len(names), len(names) + len(name)})
-		names = append(names, name...)
-		entries = append(entries, e)
-	}
-	idStr, nameStr := string(ids), string(names)
-	for i := range entries {
-		k := i * 2 * hashLen
-		entries[i].id = idStr[k : k+2*hashLen]
-		entries[i].path = nameStr[nameSpans[i].from:nameSpans[i].to]
+		x.entries = append(x.entries, e)
+		spans = append(spans, sp)
 	}
 	// The extensions, up to the checksum: git requires a reader to
 	// understand one whose name starts with a lower-case letter ("link" of
@@ -152,7 +157,21 @@ func parseIndex(data []byte, hashLen int) ([]indexEntry, error) {
 	if off != end {
 		return nil, errIndexUnsupported
 	}
-	return entries, nil
+	if version == 4 {
+		text = string(names)
+	}
+	ids := make([]byte, 0, count*2*hashLen)
+	for i := range x.entries {
+		at := int(x.entries[i].at) + 40
+		ids = hex.AppendEncode(ids, data[at:at+hashLen])
+	}
+	idText := string(ids)
+	for i := range x.entries {
+		e := &x.entries[i]
+		e.id = idText[i*2*hashLen : (i+1)*2*hashLen]
+		e.path = text[spans[i].from:spans[i].to]
+	}
+	return x, nil
 }
 
 // indexVarint decodes git's offset varint (varint.c), returning the value
@@ -177,12 +196,11 @@ func indexVarint(b []byte) (uint64, int) {
 }
 
 // statClean reports whether a file whose stat data is now st still holds
-// what the entry recorded, by git's rule: the same modification and change
+// what the entry e recorded (r, its stat data), by git's rule: the same modification and change
 // times (to the nanosecond), inode, size and type, and the same executable
 // bit. The entry must also not be "racily clean": recorded in the same
 // second as the index was written (indexMtimeSec) or later.
-func statClean(e *indexEntry, st indexStat, indexMtimeSec uint32) bool {
-	r := &e.stat
+func statClean(e *indexEntry, r, st indexStat, indexMtimeSec uint32) bool {
 	if st.mtimeSec != r.mtimeSec || st.mtimeNsec != r.mtimeNsec ||
 		st.ctimeSec != r.ctimeSec || st.ctimeNsec != r.ctimeNsec ||
 		st.ino != r.ino || st.size != r.size {

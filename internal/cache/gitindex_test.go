@@ -334,9 +334,9 @@ func FuzzParseIndex(f *testing.F) {
 	f.Add([]byte("DIRC\x00\x00\x00\x02\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, n := range []int{20, 32} {
-			entries, err := parseIndex(data, n)
+			x, err := parseIndex(data, n)
 			if err == nil {
-				for _, e := range entries {
+				for _, e := range x.entries {
 					if e.path == "" || len(e.id) != 2*n {
 						t.Fatalf("entry %+v from an index that parsed", e)
 					}

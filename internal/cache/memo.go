@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -73,6 +74,11 @@ func (m *memo) load() {
 
 const memoMagic = "vxmemo1\x00"
 
+// nodeVersionKey followed by the path of a node program is the memo's key
+// for its version (the memo's keys are otherwise absolute paths, which
+// never start so).
+const nodeVersionKey = "node-version:"
+
 func (m *memo) get(abs string) (memoEntry, bool) {
 	if m == nil {
 		return memoEntry{}, false
@@ -112,7 +118,8 @@ func (m *memo) save(tmpDir string) error {
 	var b bytes.Buffer
 	b.WriteString(memoMagic)
 	for p, e := range m.entries {
-		if _, err := os.Lstat(p); err != nil {
+		file, _ := strings.CutPrefix(p, nodeVersionKey) // a program's version: the program
+		if _, err := os.Lstat(file); err != nil {
 			continue // forget files that are gone
 		}
 		flags := []byte{'-', '1'}
