@@ -236,11 +236,29 @@ func (c *Cache) platform() []Property {
 // Key returns the key of t from the workspace's files as they were when
 // the run started.
 func (c *Cache) Key(t *TaskSpec) (*Key, error) {
-	snap, err := c.snapshot()
+	in, err := c.Inputs(t)
 	if err != nil {
 		return nil, err
 	}
-	return makeKey(snap, t, c.platform(), c.extraFile), nil
+	return c.KeyOf(t, in), nil
+}
+
+// Inputs returns t's input files as they were when the run started: most
+// of the work of its key, which does not need t.Deps.
+func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
+	snap, err := c.snapshot()
+	if err != nil {
+		return Inputs{}, err
+	}
+	return Inputs{inputFiles(snap, t, c.extraFile)}, nil
+}
+
+// Inputs are a task's input files, from [Cache.Inputs].
+type Inputs struct{ files []InputFile }
+
+// KeyOf returns the key of t, whose input files are in.
+func (c *Cache) KeyOf(t *TaskSpec, in Inputs) *Key {
+	return keyOf(t, in.files, c.platform())
 }
 
 // extraFile hashes a file the snapshot does not list (a package.json or

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vxrun/vx/internal/testdir"
@@ -37,6 +38,46 @@ func TestMatchGlobs(t *testing.T) {
 	for _, tt := range tests {
 		if got := matchGlobs(tt.globs, tt.root, tt.rel, tt.in); got != tt.want {
 			t.Errorf("matchGlobs(%q, %q, %q) = %v, want %v", tt.globs, tt.root, tt.rel, got, tt.want)
+		}
+	}
+}
+
+// TestGlobListMatchesDoublestar checks that the literal-directory shortcut
+// of globList never changes an answer: every glob against every path, as
+// doublestar alone decides it.
+func TestGlobListMatchesDoublestar(t *testing.T) {
+	globs := []string{"dist/**", "!dist/**/*.map", "dist", "distant/*", "src/a/b.ts", "src/*/x", "*.js", "**/*.js",
+		"a\\*b/**", "{dist,lib}/**", "d?st/**", "//scripts/**", "!//p/dist/keep", "//p/dist/*.js", "[d]ist/**"}
+	paths := []string{"dist", "dist/a.js", "dist/a.js.map", "dist/x/y.map", "distant/a", "distx/a.js", "src/a/b.ts",
+		"src/a/b.tsx", "src/q/x", "a.js", "x/a.js", "a*b/c", "aXb/c", "lib/z", "dost/a", "dist/keep", ""}
+	naive := func(list []string, rootRel, rel string, inProject bool) bool {
+		in := false
+		for _, g := range list {
+			neg := strings.HasPrefix(g, "!")
+			g = strings.TrimPrefix(g, "!")
+			var ok bool
+			if strings.HasPrefix(g, "//") {
+				ok, _ = doublestar.Match(g[2:], rootRel)
+			} else if inProject {
+				ok, _ = doublestar.Match(g, rel)
+			}
+			if ok {
+				in = !neg
+			}
+		}
+		return in
+	}
+	for i := range globs {
+		for j := i; j < len(globs) && j < i+3; j++ {
+			list := globs[i : j+1]
+			for _, rel := range paths {
+				for _, inProject := range []bool{true, false} {
+					root := "p/" + rel
+					if want, got := naive(list, root, rel, inProject), matchGlobs(list, root, rel, inProject); got != want {
+						t.Errorf("%q against %q (in project %v): got %v, doublestar says %v", list, rel, inProject, got, want)
+					}
+				}
+			}
 		}
 	}
 }
@@ -208,8 +249,40 @@ func TestRestoreOutputs(t *testing.T) {
 		}
 	}
 
+	// Outputs already in place are left as they are (not written again);
+	// one of the same size but another content, or other permission bits,
+	// is restored.
+	inode := func(p string) uint64 {
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inode(fi)
+	}
+	before := inode("dist/bin/run")
+	os.WriteFile(filepath.Join(dir, "dist/a.txt"), []byte("Z"), 0o640)
+	if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "dist/a.txt")); string(got) != "A" {
+		t.Errorf("dist/a.txt of the same size, other content: %q after the restore, want %q", got, "A")
+	}
+	if runtime.GOOS != "windows" {
+		if after := inode("dist/bin/run"); after != before {
+			t.Errorf("dist/bin/run was in place and was written again (inode %d -> %d)", before, after)
+		}
+		os.Chmod(filepath.Join(dir, "dist/bin/run"), 0o644)
+		if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(filepath.Join(dir, "dist/bin/run")); fi.Mode().Perm() != 0o755 {
+			t.Errorf("dist/bin/run made 0644: restored as %v, want 0755", fi.Mode().Perm())
+		}
+	}
+
 	// A damaged blob: nothing of the project changes.
 	os.WriteFile(st.BlobPath(b), []byte("#!/bin/sx\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "dist/bin/run"), []byte("edited"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dist/a.txt"), []byte("edited"), 0o644)
 	err := restoreOutputs(st, []string{"dist/**"}, r, dir)
 	var be *blobError

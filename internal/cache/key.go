@@ -74,20 +74,54 @@ func hashValue(v string) string {
 // glob starting with "!" excludes. rel is p relative to the project ("" when
 // p is outside it); root-relative globs ("//...") match p from the root.
 func matchGlobs(globs []string, rootRel, rel string, inProject bool) bool {
+	return compileGlobs(globs).match(rootRel, rel, inProject)
+}
+
+// globList is a list of globs made ready to match many paths: a path
+// outside a glob's literal leading directories ("dist" of "dist/**") is not
+// given to the pattern matcher at all.
+type globList []glob
+
+type glob struct {
+	pattern   string // without its "!" and "//"
+	neg, root bool   // "!...", "//..."
+	base      string // the literal leading directories, "" when none
+}
+
+func compileGlobs(list []string) globList {
+	gl := make(globList, 0, len(list))
+	for _, s := range list {
+		var g glob
+		s, g.neg = strings.CutPrefix(s, "!")
+		s, g.root = strings.CutPrefix(s, "//")
+		g.pattern = s
+		if base, _ := doublestar.SplitPattern(s); base != "." && !strings.Contains(base, "\\") {
+			g.base = base
+		}
+		gl = append(gl, g)
+	}
+	return gl
+}
+
+// match is [matchGlobs] for the compiled list.
+func (gl globList) match(rootRel, rel string, inProject bool) bool {
 	in := false
-	for _, g := range globs {
-		neg := strings.HasPrefix(g, "!")
-		if neg {
-			g = g[1:]
+	for i := range gl {
+		g := &gl[i]
+		p := rel
+		if g.root {
+			p = rootRel
+		} else if !inProject {
+			continue
 		}
-		var ok bool
-		if strings.HasPrefix(g, "//") {
-			ok, _ = doublestar.Match(g[2:], rootRel)
-		} else if inProject {
-			ok, _ = doublestar.Match(g, rel)
+		if in != g.neg {
+			continue // this glob cannot change the answer
 		}
-		if ok {
-			in = !neg
+		if g.base != "" && !(strings.HasPrefix(p, g.base) && (len(p) == len(g.base) || p[len(g.base)] == '/')) {
+			continue
+		}
+		if ok, _ := doublestar.Match(g.pattern, p); ok {
+			in = !g.neg
 		}
 	}
 	return in
@@ -108,12 +142,13 @@ func projectRel(dir, p string) (string, bool) {
 // extra states a file the snapshot lacks (a package.json or lockfile git
 // ignores); nil means none.
 func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bool)) []InputFile {
+	outputs, inputs := compileGlobs(t.Outputs), compileGlobs(t.Inputs)
 	isOutput := func(p string) bool {
-		if len(t.Outputs) == 0 {
+		if len(outputs) == 0 {
 			return false
 		}
 		rel, ok := projectRel(t.RelDir, p)
-		return ok && matchGlobs(t.Outputs, p, rel, true)
+		return ok && outputs.match(p, rel, true)
 	}
 	i, j := snap.rangeOf(t.RelDir)
 	out := make([]InputFile, 0, j-i+len(Lockfiles)+1)
@@ -124,7 +159,7 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 		p := snap.paths[k]
 		if t.Inputs != nil {
 			rel, _ := projectRel(t.RelDir, p)
-			if !matchGlobs(t.Inputs, p, rel, true) {
+			if !inputs.match(p, rel, true) {
 				continue
 			}
 		}
@@ -137,7 +172,7 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 		for k := bi; k < bj; k++ {
 			p := snap.paths[k]
 			rel, in := projectRel(t.RelDir, p)
-			if !in && matchGlobs(t.Inputs, p, rel, false) {
+			if !in && inputs.match(p, rel, false) {
 				add(k)
 			}
 		}
@@ -220,10 +255,15 @@ func scanDirs(t *TaskSpec) []string {
 // makeKey builds t's key from the files of snap; platform holds the
 // platform properties (OS, architecture).
 func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p string) (fileState, bool)) *Key {
+	return keyOf(t, inputFiles(snap, t, extra), platform)
+}
+
+// keyOf builds t's key from its input files.
+func keyOf(t *TaskSpec, inputs []InputFile, platform []Property) *Key {
 	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
 	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
 
-	k.Inputs = inputFiles(snap, t, extra)
+	k.Inputs = inputs
 	m := make([]byte, 0, 64+len(k.Inputs)*96)
 	m = append(m, "vx inputs 1\n"...)
 	for _, d := range k.Deps {

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -235,6 +237,9 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 		if err := makeParents(outputs, dir, f.Path); err != nil {
 			return err
 		}
+		if holds(dst, f.Digest, fileMode(f)) {
+			continue // already in place, as after the run that stored it
+		}
 		tmp, err := stageBlob(st, f.Digest, filepath.Dir(dst), fileMode(f))
 		if err != nil {
 			return err
@@ -254,6 +259,12 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 	for _, s := range done {
 		if rel, err := filepath.Rel(dir, s.tmp); err == nil {
 			keep[filepath.ToSlash(rel)] = true // staged, not yet in place
+		}
+	}
+	links := map[string]bool{} // symbolic links already in place
+	for _, s := range r.OutputSymlinks {
+		if t, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(s.Path))); err == nil && t == filepath.FromSlash(s.Target) {
+			keep[s.Path], links[s.Path] = true, true
 		}
 	}
 	existing, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
@@ -279,6 +290,9 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 	}
 	done = nil
 	for _, s := range r.OutputSymlinks {
+		if links[s.Path] {
+			continue
+		}
 		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
 		if fi, err := os.Lstat(dst); err == nil && fi.IsDir() {
 			os.RemoveAll(dst)
@@ -322,6 +336,26 @@ func makeParents(outputs []string, dir, rel string) error {
 		}
 	}
 	return nil
+}
+
+// holds reports whether the file at p is a regular file with the content
+// d and the permission bits mode: then a restore leaves it as it is. It
+// reads the file, which costs less than writing it again.
+func holds(p string, d Digest, mode os.FileMode) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != d.Size || fi.Mode().Perm() != mode.Perm() {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if n, err := io.Copy(h, f); err != nil || n != d.Size {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == d.Hash
 }
 
 // stageBlob copies blob d to a new temporary file in dir, checking its

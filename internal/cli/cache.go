@@ -84,7 +84,9 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		return nil
 	}
 	c.Prepare()
-	return &run.TaskCache{C: c, Env: envOf, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
+	tc := &run.TaskCache{C: c, Env: envOf, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
+	tc.Start(g.Nodes)
+	return tc
 }
 
 // planCache is a task's cache key in --dry-run=json: the key and what it

@@ -22,7 +22,7 @@ type TaskCache struct {
 
 	mu     sync.Mutex
 	status map[*Node]string // "hit", "remote-hit" or "miss", for the run's record
-	keys   map[*Node]*cache.Key
+	keys   map[*Node]*keyFuture
 	caps   map[*Node]*cache.Capture
 	saves  sync.WaitGroup
 }
@@ -30,31 +30,69 @@ type TaskCache struct {
 // Key returns n's cache key (computed once per run). The keys of n's
 // dependencies are part of it.
 func (tc *TaskCache) Key(n *Node) (*cache.Key, error) {
-	tc.mu.Lock()
-	if k, ok := tc.keys[n]; ok {
-		tc.mu.Unlock()
-		return k, nil
+	f, first := tc.future(n)
+	if first {
+		tc.computeKey(n, f)
 	}
-	tc.mu.Unlock()
-	var deps []cache.DepKey
+	<-f.done
+	return f.key, f.err
+}
+
+// Start computes the keys of the cacheable nodes in the background, each in
+// its own goroutine: the bulk of a key, its input files, does not wait for
+// the keys of its dependencies, so a chain of tasks is keyed on all CPUs,
+// and while the workspace's files are still being read.
+func (tc *TaskCache) Start(nodes []*Node) {
+	for _, n := range nodes {
+		if !n.Cacheable {
+			continue // its key is computed if a dependent's needs it
+		}
+		if f, first := tc.future(n); first {
+			go tc.computeKey(n, f)
+		}
+	}
+}
+
+// keyFuture is a key being computed; done is closed when it is.
+type keyFuture struct {
+	done chan struct{}
+	key  *cache.Key
+	err  error
+}
+
+// future returns n's future, and whether the caller created it (and must
+// compute it).
+func (tc *TaskCache) future(n *Node) (*keyFuture, bool) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if f, ok := tc.keys[n]; ok {
+		return f, false
+	}
+	if tc.keys == nil {
+		tc.keys = map[*Node]*keyFuture{}
+	}
+	f := &keyFuture{done: make(chan struct{})}
+	tc.keys[n] = f
+	return f, true
+}
+
+func (tc *TaskCache) computeKey(n *Node, f *keyFuture) {
+	defer close(f.done)
+	spec := tc.spec(n, nil)
+	in, err := tc.C.Inputs(spec)
+	if err != nil {
+		f.err = err
+		return
+	}
 	for _, d := range n.Deps {
 		dk, err := tc.Key(d)
 		if err != nil {
-			return nil, err
+			f.err = err
+			return
 		}
-		deps = append(deps, cache.DepKey{ID: d.ID, Action: dk.Action})
+		spec.Deps = append(spec.Deps, cache.DepKey{ID: d.ID, Action: dk.Action})
 	}
-	k, err := tc.C.Key(tc.spec(n, deps))
-	if err != nil {
-		return nil, err
-	}
-	tc.mu.Lock()
-	if tc.keys == nil {
-		tc.keys = map[*Node]*cache.Key{}
-	}
-	tc.keys[n] = k
-	tc.mu.Unlock()
-	return k, nil
+	f.key = tc.C.KeyOf(spec, in)
 }
 
 // spec gathers what n's key is made of.
@@ -165,11 +203,12 @@ func (tc *TaskCache) after(n *Node, ok bool) {
 	tc.mu.Lock()
 	cp := tc.caps[n]
 	delete(tc.caps, n)
-	k := tc.keys[n]
+	f := tc.keys[n]
 	tc.mu.Unlock()
 	if cp == nil {
-		return
+		return // not captured: not cacheable, or a hit
 	}
+	k := f.key // a captured task has its key
 	if !ok {
 		cp.Discard()
 		return
