@@ -319,9 +319,9 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 		}
 		sha256Repo = true
 	}
-	snap := &snapshot{git: true}
+	snap := &snapshot{git: true, paths: make([]string, 0, len(x.entries)), states: make([]fileState, 0, len(x.entries))}
 	var changed []string
-	var check []*indexEntry // entries whose file is looked at
+	check := make([]*indexEntry, 0, len(x.entries)) // entries whose file is looked at
 	for i := range x.entries {
 		e := &x.entries[i]
 		p := e.path
@@ -369,7 +369,6 @@ func (sc *scanner) statIndexed(x *gitIndex, check []*indexEntry, indexMtime uint
 		runs[len(runs)-1].to = i + 1
 	}
 	clean := make([]bool, len(check))
-	st := make([]indexStat, len(check))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.NumCPU(); w++ {
@@ -388,10 +387,10 @@ func (sc *scanner) statIndexed(x *gitIndex, check []*indexEntry, indexMtime uint
 				for _, e := range check[r.from:r.to] {
 					names = append(names, e.path[len(dir):])
 				}
-				statNames(filepath.Join(sc.root, filepath.FromSlash(dir)), names, st[r.from:r.to], clean[r.from:r.to])
-				for i := r.from; i < r.to; i++ {
-					clean[i] = clean[i] && statClean(check[i], x.stat(check[i]), st[i], indexMtime)
-				}
+				statNames(filepath.Join(sc.root, filepath.FromSlash(dir)), names, func(i int, st indexStat) {
+					e := check[r.from+i]
+					clean[r.from+i] = statClean(e, x.stat(e), st, indexMtime)
+				})
 			}
 		}()
 	}

@@ -75,9 +75,9 @@ func parseIndex(data []byte, hashLen int) (*gitIndex, error) {
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	x := &gitIndex{entries: make([]indexEntry, 0, count), data: data}
 	type span struct{ from, to int }
-	spans := make([]span, 0, count) // where each path is: in text, or in names (v4)
-	var names []byte                // v4: the paths, one after another
-	var prev []byte                 // v4: the previous path, which the next one shares a prefix with
+	var spans []span // v4: where each path is in names
+	var names []byte // v4: the paths, one after another
+	var prev []byte  // v4: the previous path, which the next one shares a prefix with
 	off := 12
 	for i := 0; i < count; i++ {
 		start := off
@@ -100,7 +100,6 @@ func parseIndex(data []byte, hashLen int) (*gitIndex, error) {
 			e.skip = e.skip || ext&0x4000 != 0
 			e.intentToAdd = ext&0x2000 != 0
 		}
-		var sp span
 		if version == 4 {
 			// A varint saying how many bytes to drop from the end of the
 			// previous path, then the rest of this one, NUL-terminated.
@@ -115,21 +114,25 @@ func parseIndex(data []byte, hashLen int) (*gitIndex, error) {
 			}
 			prev = append(prev[:len(prev)-int(drop)], data[off:off+j]...)
 			off += j + 1
-			sp = span{len(names), len(names) + len(prev)}
+			spans = append(spans, span{len(names), len(names) + len(prev)})
 			names = append(names, prev...)
+			nameLen -= len(prev) // checked below
 		} else {
 			j := bytes.IndexByte(data[off:end], 0)
 			if j < 0 {
 				return nil, errIndexUnsupported
 			}
-			sp = span{off, off + j}
+			e.path = text[off : off+j]
+			nameLen -= j
 			// NUL padding to a multiple of eight bytes (one to eight).
 			off = start + (off+j-start+8)&^7
 			if off > end {
 				return nil, errIndexUnsupported
 			}
 		}
-		if nameLen != 0xfff && nameLen != sp.to-sp.from || sp.to == sp.from {
+		// The flags hold the path's length (0xfff: that or more), and a path
+		// is never empty.
+		if flags&0xfff == 0 || flags&0xfff != 0xfff && nameLen != 0 {
 			return nil, errIndexUnsupported
 		}
 		switch e.mode {
@@ -138,7 +141,6 @@ func parseIndex(data []byte, hashLen int) (*gitIndex, error) {
 			return nil, errIndexUnsupported
 		}
 		x.entries = append(x.entries, e)
-		spans = append(spans, sp)
 	}
 	// The extensions, up to the checksum: git requires a reader to
 	// understand one whose name starts with a lower-case letter ("link" of
@@ -157,19 +159,22 @@ func parseIndex(data []byte, hashLen int) (*gitIndex, error) {
 	if off != end {
 		return nil, errIndexUnsupported
 	}
+	var paths string
 	if version == 4 {
-		text = string(names)
+		paths = string(names)
 	}
 	ids := make([]byte, 0, count*2*hashLen)
 	for i := range x.entries {
 		at := int(x.entries[i].at) + 40
 		ids = hex.AppendEncode(ids, data[at:at+hashLen])
 	}
-	idText := string(ids)
+	idText := unsafe.String(unsafe.SliceData(ids), len(ids)) // ids is not written again
 	for i := range x.entries {
 		e := &x.entries[i]
 		e.id = idText[i*2*hashLen : (i+1)*2*hashLen]
-		e.path = text[spans[i].from:spans[i].to]
+		if version == 4 {
+			e.path = paths[spans[i].from:spans[i].to]
+		}
 	}
 	return x, nil
 }

@@ -5,4 +5,4 @@ package cache
 // scanner asks git which tracked files changed.
 const indexStatSupported = false
 
-func statNames(dir string, names []string, st []indexStat, ok []bool) {}
+func statNames(dir string, names []string, fn func(i int, st indexStat)) {}

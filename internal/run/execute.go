@@ -26,15 +26,8 @@ import (
 // declarations, with the project's bin paths in front of PATH, then the
 // variables vx sets on every task. `vx run` and `vx env` both call it.
 func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
-	opts := exec.EnvOptions{
-		Source:      parent,
-		PassThrough: taskPassThrough(n, parent, goos),
-		Define:      n.Config.Define,
-		BinPaths:    ws.BinPaths(n.Project),
-		GOOS:        goos,
-	}
 	agent, execPath := pmVars(ws, parent, goos)
-	return exec.TaskEnviron(opts, exec.TaskVars{
+	return exec.TaskEnviron(envOptions(ws, n, parent, goos), exec.TaskVars{
 		Workspace:      ws.Root,
 		ID:             n.ID,
 		Chain:          taskChain(ws.Root, parent, goos),
@@ -48,6 +41,23 @@ func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []s
 		UserAgent:      agent,
 		ExecPath:       execPath,
 	})
+}
+
+// TaskLookupEnv returns the entries of [TaskEnv]'s result that looking a
+// program up reads (PATH, PATHEXT): what the cache needs to find the task's
+// node, at a fraction of the cost.
+func TaskLookupEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
+	return exec.LookupEnviron(envOptions(ws, n, parent, goos))
+}
+
+func envOptions(ws *workspace.Workspace, n *Node, parent []string, goos string) exec.EnvOptions {
+	return exec.EnvOptions{
+		Source:      parent,
+		PassThrough: taskPassThrough(n, parent, goos),
+		Define:      n.Config.Define,
+		BinPaths:    ws.BinPaths(n.Project),
+		GOOS:        goos,
+	}
 }
 
 // taskChain is VX_RUN_CHAIN for a task of the workspace at root: the chain
