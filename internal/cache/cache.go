@@ -62,9 +62,9 @@ type Cache struct {
 	snapErr  error
 
 	mu       sync.Mutex
-	nodes    map[string]string // node path → version
-	extras   map[string]hashed // files outside the snapshot, read once per run
-	nodeDirs map[string]string // PATH directory → the node in it, or ""
+	nodes    map[string]*nodeProbe // node program (symbolic links resolved) → its version
+	extras   map[string]hashed     // files outside the snapshot, read once per run
+	nodeDirs map[string]string     // PATH directory → the node in it, or ""
 	hits     int
 	misses   int
 	stored   int
@@ -108,7 +108,7 @@ func New(o Options) (*Cache, error) {
 	if o.UploadWait == 0 {
 		o.UploadWait = DefaultUploadWait
 	}
-	c := &Cache{opts: o, store: st, nodes: map[string]string{}, warned: map[string]bool{}}
+	c := &Cache{opts: o, store: st, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(context.Background())
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
@@ -162,35 +162,46 @@ func (c *Cache) NodeVersion(env []string) string {
 	if err != nil {
 		real = path
 	}
+	// Once per program and run, however many tasks ask at once.
 	c.mu.Lock()
-	v, ok := c.nodes[real]
-	c.mu.Unlock()
-	if ok {
-		return v
+	p, ok := c.nodes[real]
+	if !ok {
+		p = &nodeProbe{}
+		c.nodes[real] = p
 	}
+	c.mu.Unlock()
+	p.once.Do(func() { p.version = c.probeNode(path, real, env) })
+	return p.version
+}
+
+// nodeProbe is the version of one node program, asked once per run.
+type nodeProbe struct {
+	once    sync.Once
+	version string
+}
+
+// probeNode returns the version of the node program at path (real once
+// symbolic links are resolved): from the memo when the program is the one
+// it recorded, else from node --version.
+func (c *Cache) probeNode(path, real string, env []string) string {
 	fi, err := os.Stat(real)
 	if err != nil {
 		return ""
 	}
 	mkey := memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
 	if e, ok := c.sc.memo.get(nodeVersionKey + real); ok && e.memoKey == mkey {
-		v = e.st.id
-	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cmd := osexec.CommandContext(ctx, path, "--version")
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			v = "unknown"
-		} else {
-			v = strings.TrimSpace(string(out))
-			c.sc.memo.put(nodeVersionKey+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
-		}
+		return e.st.id
 	}
-	c.mu.Lock()
-	c.nodes[real] = v
-	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, path, "--version")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "unknown"
+	}
+	v := strings.TrimSpace(string(out))
+	c.sc.memo.put(nodeVersionKey+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
 	return v
 }
 

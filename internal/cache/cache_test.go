@@ -544,4 +544,25 @@ func TestNodeVersionRemembered(t *testing.T) {
 	if n := count(); n != 2 {
 		t.Errorf("node --version ran %d times, want 2", n)
 	}
+
+	// Tasks keyed at once, with nothing in the memo: still asked once.
+	c, err := New(Options{Dir: testdir.New(t), Root: testdir.New(t), Environ: env, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if v := c.NodeVersion(env); v != "v22.0.0" {
+				t.Errorf("concurrent ask: %q", v)
+			}
+		}()
+	}
+	wg.Wait()
+	c.CloseReadOnly()
+	if n := count(); n != 3 {
+		t.Errorf("50 tasks asking at once ran node --version %d times, want 1", n-2)
+	}
 }
