@@ -61,14 +61,15 @@ type Cache struct {
 	snap     *snapshot
 	snapErr  error
 
-	mu       sync.Mutex
-	nodes    map[string]*nodeProbe // node program (symbolic links resolved) → its version
-	extras   map[string]hashed     // files outside the snapshot, read once per run
-	nodeDirs map[string]string     // PATH directory → the node in it, or ""
-	hits     int
-	misses   int
-	stored   int
-	warned   map[string]bool
+	mu         sync.Mutex
+	prefetched sync.Map              // action hash → localResult, from Prefetch
+	nodes      map[string]*nodeProbe // node program (symbolic links resolved) → its version
+	extras     map[string]hashed     // files outside the snapshot, read once per run
+	nodeDirs   map[string]string     // PATH directory → the node in it, or ""
+	hits       int
+	misses     int
+	stored     int
+	warned     map[string]bool
 
 	uploads      sync.WaitGroup
 	uploadCtx    context.Context // cancelled when Close stops waiting
@@ -367,7 +368,33 @@ func (c *Cache) Has(k *Key) bool {
 func (c *Cache) countHit()  { c.mu.Lock(); c.hits++; c.mu.Unlock() }
 func (c *Cache) CountMiss() { c.mu.Lock(); c.misses++; c.mu.Unlock() }
 
+// Prefetch looks k up in the local store now, in the caller's goroutine,
+// for the Lookup or Has that will come: the keys of a run are computed at
+// once, on all CPUs, while its tasks are looked up one after another.
+func (c *Cache) Prefetch(k *Key) {
+	if !c.opts.Read {
+		return
+	}
+	h, err := c.readLocal(k)
+	c.prefetched.Store(k.Action.Hash, localResult{h, err})
+}
+
+type localResult struct {
+	hit *Hit
+	err error
+}
+
+// lookupLocal returns the local store's entry for k: the one Prefetch
+// found, or a fresh look.
 func (c *Cache) lookupLocal(k *Key) (*Hit, error) {
+	if r, ok := c.prefetched.LoadAndDelete(k.Action.Hash); ok {
+		r := r.(localResult)
+		return r.hit, r.err
+	}
+	return c.readLocal(k)
+}
+
+func (c *Cache) readLocal(k *Key) (*Hit, error) {
 	data, err := c.store.GetActionResult(k.Action)
 	if err != nil {
 		return nil, err

@@ -93,6 +93,9 @@ func (tc *TaskCache) computeKey(n *Node, f *keyFuture) {
 		spec.Deps = append(spec.Deps, cache.DepKey{ID: d.ID, Action: dk.Action})
 	}
 	f.key = tc.C.KeyOf(spec, in)
+	if n.Cacheable {
+		tc.C.Prefetch(f.key)
+	}
 }
 
 // spec gathers what n's key is made of.
