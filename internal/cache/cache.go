@@ -58,6 +58,7 @@ type Cache struct {
 	sc    *scanner
 
 	snapOnce sync.Once
+	snapDirs []string // what the snapshot covers (root-relative); nil = all
 	snap     *snapshot
 	snapErr  error
 
@@ -124,13 +125,59 @@ func New(o Options) (*Cache, error) {
 // Store returns the local store.
 func (c *Cache) Store() *Store { return c.store }
 
-// Prepare starts reading the workspace's files in the background, so that
-// the first Key does not wait for all of it.
-func (c *Cache) Prepare() { go c.snapshot() }
+// Prepare starts reading, in the background, the files the keys of tasks
+// can cover (only RelDir and Inputs of each matter): all of the workspace
+// for a run of every project, a few directories for a filtered one. A key
+// of a task outside them is still right, at the cost of a scan of its own.
+// Without Prepare the first key reads all of the workspace.
+func (c *Cache) Prepare(tasks []*TaskSpec) {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		d := scanDirs(t)
+		if d == nil {
+			dirs = nil // everything
+			break
+		}
+		for _, p := range d {
+			if !seen[p] {
+				seen[p] = true
+				dirs = append(dirs, p)
+			}
+		}
+	}
+	if len(dirs) > maxScanDirs {
+		dirs = nil // as fast, and a short command line for git
+	}
+	c.snapDirs = dirs
+	go c.snapshot()
+}
+
+// maxScanDirs is the most directories a snapshot is restricted to; beyond,
+// it covers the whole workspace.
+const maxScanDirs = 64
 
 func (c *Cache) snapshot() (*snapshot, error) {
-	c.snapOnce.Do(func() { c.snap, c.snapErr = c.sc.scan(nil) })
+	c.snapOnce.Do(func() { c.snap, c.snapErr = c.sc.scan(c.snapDirs) })
 	return c.snap, c.snapErr
+}
+
+// snapshotFor returns a snapshot that covers t's files: the run's, or when
+// t is outside it, one of t's own.
+func (c *Cache) snapshotFor(t *TaskSpec) (*snapshot, error) {
+	snap, err := c.snapshot()
+	if err != nil || c.snapDirs == nil {
+		return snap, err
+	}
+	need := scanDirs(t)
+	covered := need != nil
+	for _, d := range need {
+		covered = covered && underAny(d, c.snapDirs)
+	}
+	if covered {
+		return snap, nil
+	}
+	return c.sc.scan(need)
 }
 
 // Warnf writes one warning line, once per run for the same text.
@@ -258,7 +305,7 @@ func (c *Cache) Key(t *TaskSpec) (*Key, error) {
 // Inputs returns t's input files as they were when the run started: most
 // of the work of its key, which does not need t.Deps.
 func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
-	snap, err := c.snapshot()
+	snap, err := c.snapshotFor(t)
 	if err != nil {
 		return Inputs{}, err
 	}

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -344,4 +345,60 @@ func FuzzParseIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPreparedScope checks that a snapshot restricted to the run's projects
+// gives the keys a whole-workspace one gives, for the tasks inside it and
+// for a task outside it (which gets a scan of its own), with git and
+// without.
+func TestPreparedScope(t *testing.T) {
+	for _, useGit := range []bool{true, false} {
+		t.Run(map[bool]string{true: "git", false: "no git"}[useGit], func(t *testing.T) {
+			r := &gitRepo{t: t, root: testdir.New(t), env: []string{"PATH=" + os.Getenv("PATH")}}
+			if useGit {
+				r = newGitRepo(t)
+			}
+			r.write("package.json", `{"workspaces": ["packages/*"]}`, 0o644)
+			r.write("package-lock.json", "{}", 0o644)
+			r.write("scripts/build.mjs", "build", 0o644)
+			for _, p := range []string{"a", "b", "c"} {
+				r.write("packages/"+p+"/package.json", `{"name": "`+p+`"}`, 0o644)
+				r.write("packages/"+p+"/src/index.js", "export const "+p+" = 1", 0o644)
+			}
+			if useGit {
+				r.git("add", "-A")
+				r.git("commit", "-qm", "x")
+			}
+			r.write("packages/b/src/new.js", "untracked", 0o644)
+			task := func(p string) *TaskSpec {
+				return &TaskSpec{ID: p + "#build", RelDir: "packages/" + p, Argv: []string{"build"}, Inputs: []string{"src/**", "//scripts/**"}}
+			}
+			keys := func(scope []*TaskSpec) map[string]string {
+				c, err := New(Options{Dir: testdir.New(t), Root: r.root, Environ: r.env, Read: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.CloseReadOnly()
+				if scope != nil {
+					c.Prepare(scope)
+				}
+				m := map[string]string{}
+				for _, p := range []string{"a", "b", "c"} {
+					k, err := c.Key(task(p))
+					if err != nil {
+						t.Fatal(err)
+					}
+					m[p] = k.Action.Hash + fmt.Sprint(len(k.Inputs))
+				}
+				return m
+			}
+			whole := keys(nil)
+			if diff := cmp.Diff(whole, keys([]*TaskSpec{task("a"), task("b")})); diff != "" {
+				t.Errorf("restricted to a and b (-whole +restricted):\n%s", diff)
+			}
+			if diff := cmp.Diff(whole, keys([]*TaskSpec{{RelDir: "."}})); diff != "" {
+				t.Errorf("the root in scope (-whole +restricted):\n%s", diff)
+			}
+		})
+	}
 }

@@ -83,7 +83,6 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		}
 		return nil
 	}
-	c.Prepare()
 	tc := &run.TaskCache{C: c, Env: envOf, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
 	tc.Start(g.Nodes)
 	return tc

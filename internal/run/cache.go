@@ -38,11 +38,18 @@ func (tc *TaskCache) Key(n *Node) (*cache.Key, error) {
 	return f.key, f.err
 }
 
-// Start computes the keys of the cacheable nodes in the background, each in
+// Start reads the files the keys of nodes (the run's tasks and their
+// dependencies) can cover, and computes the keys of the cacheable ones in
+// the background, each in
 // its own goroutine: the bulk of a key, its input files, does not wait for
 // the keys of its dependencies, so a chain of tasks is keyed on all CPUs,
 // and while the workspace's files are still being read.
 func (tc *TaskCache) Start(nodes []*Node) {
+	scope := make([]*cache.TaskSpec, 0, len(nodes))
+	for _, n := range nodes {
+		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs})
+	}
+	tc.C.Prepare(scope)
 	for _, n := range nodes {
 		if !n.Cacheable {
 			continue // its key is computed if a dependent's needs it
