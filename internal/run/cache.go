@@ -40,10 +40,10 @@ func (tc *TaskCache) Key(n *Node) (*cache.Key, error) {
 
 // Start reads the files the keys of nodes (the run's tasks and their
 // dependencies) can cover, and computes the keys of the cacheable ones in
-// the background, each in
-// its own goroutine: the bulk of a key, its input files, does not wait for
-// the keys of its dependencies, so a chain of tasks is keyed on all CPUs,
-// and while the workspace's files are still being read.
+// the background, each in its own goroutine: the bulk of a key, its input
+// files, does not wait for the keys of its dependencies, so a chain of
+// tasks is keyed on all CPUs, and its specs while the workspace's files
+// are still being read.
 func (tc *TaskCache) Start(nodes []*Node) {
 	scope := make([]*cache.TaskSpec, 0, len(nodes))
 	for _, n := range nodes {
@@ -85,7 +85,7 @@ func (tc *TaskCache) future(n *Node) (*keyFuture, bool) {
 
 func (tc *TaskCache) computeKey(n *Node, f *keyFuture) {
 	defer close(f.done)
-	spec := tc.spec(n, nil)
+	spec := tc.spec(n)
 	in, err := tc.C.Inputs(spec)
 	if err != nil {
 		f.err = err
@@ -105,8 +105,9 @@ func (tc *TaskCache) computeKey(n *Node, f *keyFuture) {
 	}
 }
 
-// spec gathers what n's key is made of.
-func (tc *TaskCache) spec(n *Node, deps []cache.DepKey) *cache.TaskSpec {
+// spec gathers what n's key is made of, but for the keys of its
+// dependencies.
+func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 	var args []string
 	if n.Target {
 		args = tc.Args
@@ -146,7 +147,6 @@ func (tc *TaskCache) spec(n *Node, deps []cache.DepKey) *cache.TaskSpec {
 		Env:     env,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
-		Deps:    deps,
 		Node:    tc.C.NodeVersion(tc.Env(n)),
 	}
 }
