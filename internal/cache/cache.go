@@ -63,7 +63,7 @@ type Cache struct {
 	snapErr  error
 
 	mu         sync.Mutex
-	prefetched sync.Map              // action hash → localResult, from Prefetch
+	prefetched sync.Map              // action hash → *prefetch
 	nodes      map[string]*nodeProbe // node program (symbolic links resolved) → its version
 	extras     map[string]hashed     // files outside the snapshot, read once per run
 	nodeDirs   map[string]string     // PATH directory → the node in it, or ""
@@ -309,15 +309,21 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	return Inputs{inputFiles(snap, t, c.extraFile)}, nil
+	files := inputFiles(snap, t, c.extraFile)
+	return Inputs{files, fileLines(files)}, nil
 }
 
-// Inputs are a task's input files, from [Cache.Inputs].
-type Inputs struct{ files []InputFile }
+// Inputs are a task's input files, from [Cache.Inputs], with their lines
+// of the key's input list.
+type Inputs struct {
+	files []InputFile
+	lines []byte
+}
 
-// KeyOf returns the key of t, whose input files are in.
+// KeyOf returns the key of t, whose input files are in: quick, since a
+// chain of tasks is keyed one after another.
 func (c *Cache) KeyOf(t *TaskSpec, in Inputs) *Key {
-	return keyOf(t, in.files, c.platform())
+	return keyOf(t, in.files, in.lines, c.platform())
 }
 
 // extraFile hashes a file the snapshot does not list (a package.json or
@@ -415,28 +421,37 @@ func (c *Cache) Has(k *Key) bool {
 func (c *Cache) countHit()  { c.mu.Lock(); c.hits++; c.mu.Unlock() }
 func (c *Cache) CountMiss() { c.mu.Lock(); c.misses++; c.mu.Unlock() }
 
-// Prefetch looks k up in the local store now, in the caller's goroutine,
-// for the Lookup or Has that will come: the keys of a run are computed at
-// once, on all CPUs, while its tasks are looked up one after another.
+// Prefetch looks k up in the local store in the background, for the
+// Lookup or Has that will come: the keys of a run are computed at once, on
+// all CPUs, while its tasks are looked up one after another.
 func (c *Cache) Prefetch(k *Key) {
 	if !c.opts.Read {
 		return
 	}
-	h, err := c.readLocal(k)
-	c.prefetched.Store(k.Action.Hash, localResult{h, err})
+	p := &prefetch{done: make(chan struct{})}
+	if _, loaded := c.prefetched.LoadOrStore(k.Action.Hash, p); loaded {
+		return
+	}
+	go func() {
+		p.hit, p.err = c.readLocal(k)
+		close(p.done)
+	}()
 }
 
-type localResult struct {
-	hit *Hit
-	err error
+// prefetch is a look in the local store; done is closed when it is over.
+type prefetch struct {
+	done chan struct{}
+	hit  *Hit
+	err  error
 }
 
 // lookupLocal returns the local store's entry for k: the one Prefetch
-// found, or a fresh look.
+// found (waiting for it if it is still looking), or a fresh look.
 func (c *Cache) lookupLocal(k *Key) (*Hit, error) {
-	if r, ok := c.prefetched.LoadAndDelete(k.Action.Hash); ok {
-		r := r.(localResult)
-		return r.hit, r.err
+	if v, ok := c.prefetched.LoadAndDelete(k.Action.Hash); ok {
+		p := v.(*prefetch)
+		<-p.done
+		return p.hit, p.err
 	}
 	return c.readLocal(k)
 }

@@ -132,7 +132,7 @@ func projectRel(dir, p string) (string, bool) {
 	if dir == "." {
 		return p, true
 	}
-	if strings.HasPrefix(p, dir+"/") {
+	if len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir) {
 		return p[len(dir)+1:], true
 	}
 	return "", false
@@ -143,12 +143,8 @@ func projectRel(dir, p string) (string, bool) {
 // ignores); nil means none.
 func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bool)) []InputFile {
 	outputs, inputs := compileGlobs(t.Outputs), compileGlobs(t.Inputs)
-	isOutput := func(p string) bool {
-		if len(outputs) == 0 {
-			return false
-		}
-		rel, ok := projectRel(t.RelDir, p)
-		return ok && outputs.match(p, rel, true)
+	isOutput := func(p, rel string, inProject bool) bool {
+		return len(outputs) > 0 && inProject && outputs.match(p, rel, true)
 	}
 	i, j := snap.rangeOf(t.RelDir)
 	out := make([]InputFile, 0, j-i+len(Lockfiles)+1)
@@ -157,13 +153,11 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 	}
 	for k := i; k < j; k++ {
 		p := snap.paths[k]
-		if t.Inputs != nil {
-			rel, _ := projectRel(t.RelDir, p)
-			if !inputs.match(p, rel, true) {
-				continue
-			}
+		rel, in := projectRel(t.RelDir, p)
+		if t.Inputs != nil && !inputs.match(p, rel, true) {
+			continue
 		}
-		if !isOutput(p) {
+		if !isOutput(p, rel, in) {
 			add(k)
 		}
 	}
@@ -255,25 +249,15 @@ func scanDirs(t *TaskSpec) []string {
 // makeKey builds t's key from the files of snap; platform holds the
 // platform properties (OS, architecture).
 func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p string) (fileState, bool)) *Key {
-	return keyOf(t, inputFiles(snap, t, extra), platform)
+	files := inputFiles(snap, t, extra)
+	return keyOf(t, files, fileLines(files), platform)
 }
 
-// keyOf builds t's key from its input files.
-func keyOf(t *TaskSpec, inputs []InputFile, platform []Property) *Key {
-	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
-	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
-
-	k.Inputs = inputs
-	m := make([]byte, 0, 64+len(k.Inputs)*96)
-	m = append(m, "vx inputs 1\n"...)
-	for _, d := range k.Deps {
-		m = append(m, "dep "...)
-		m = append(m, d.Action.Hash...)
-		m = append(m, ' ')
-		m = strconv.AppendQuote(m, d.ID)
-		m = append(m, '\n')
-	}
-	for _, f := range k.Inputs {
+// fileLines returns the input list's lines for files: the bulk of it, which
+// does not depend on the dependencies' keys.
+func fileLines(files []InputFile) []byte {
+	m := make([]byte, 0, len(files)*96)
+	for _, f := range files {
 		m = append(m, "file "...)
 		m = append(m, f.ID...)
 		if f.Exec {
@@ -284,6 +268,25 @@ func keyOf(t *TaskSpec, inputs []InputFile, platform []Property) *Key {
 		m = appendQuoted(m, f.Path)
 		m = append(m, '\n')
 	}
+	return m
+}
+
+// keyOf builds t's key from its input files and their lines (fileLines).
+func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property) *Key {
+	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
+	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
+
+	k.Inputs = files
+	m := make([]byte, 0, 64+len(k.Deps)*96+len(lines))
+	m = append(m, "vx inputs 1\n"...)
+	for _, d := range k.Deps {
+		m = append(m, "dep "...)
+		m = append(m, d.Action.Hash...)
+		m = append(m, ' ')
+		m = strconv.AppendQuote(m, d.ID)
+		m = append(m, '\n')
+	}
+	m = append(m, lines...)
 	k.manifest = m
 	k.InputRoot = DigestOf(k.manifest)
 

@@ -2,7 +2,9 @@ package run
 
 import (
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
@@ -32,7 +34,7 @@ type TaskCache struct {
 func (tc *TaskCache) Key(n *Node) (*cache.Key, error) {
 	f, first := tc.future(n)
 	if first {
-		tc.computeKey(n, f)
+		tc.computeKey(n, f, tc.spec(n))
 	}
 	<-f.done
 	return f.key, f.err
@@ -50,14 +52,39 @@ func (tc *TaskCache) Start(nodes []*Node) {
 		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs})
 	}
 	tc.C.Prepare(scope)
+	var todo []*Node
+	var futs []*keyFuture
 	for _, n := range nodes {
 		if !n.Cacheable {
 			continue // its key is computed if a dependent's needs it
 		}
 		if f, first := tc.future(n); first {
-			go tc.computeKey(n, f)
+			todo, futs = append(todo, n), append(futs, f)
 		}
 	}
+	// A worker per CPU takes the nodes in the graph's order, dependencies
+	// first, so that a key's wait for its dependencies' keys is short.
+	// The specs come first: they need no files, which are still being
+	// read.
+	specs := make([]*cache.TaskSpec, len(todo))
+	each := func(fn func(i int)) {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range runtime.NumCPU() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1)) - 1; i < len(todo); i = int(next.Add(1)) - 1 {
+					fn(i)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	go func() {
+		each(func(i int) { specs[i] = tc.spec(todo[i]) })
+		each(func(i int) { tc.computeKey(todo[i], futs[i], specs[i]) })
+	}()
 }
 
 // keyFuture is a key being computed; done is closed when it is.
@@ -83,26 +110,27 @@ func (tc *TaskCache) future(n *Node) (*keyFuture, bool) {
 	return f, true
 }
 
-func (tc *TaskCache) computeKey(n *Node, f *keyFuture) {
-	defer close(f.done)
-	spec := tc.spec(n)
+func (tc *TaskCache) computeKey(n *Node, f *keyFuture, spec *cache.TaskSpec) {
+	f.key, f.err = tc.makeKey(n, spec)
+	if f.err == nil && n.Cacheable {
+		tc.C.Prefetch(f.key)
+	}
+	close(f.done)
+}
+
+func (tc *TaskCache) makeKey(n *Node, spec *cache.TaskSpec) (*cache.Key, error) {
 	in, err := tc.C.Inputs(spec)
 	if err != nil {
-		f.err = err
-		return
+		return nil, err
 	}
 	for _, d := range n.Deps {
 		dk, err := tc.Key(d)
 		if err != nil {
-			f.err = err
-			return
+			return nil, err
 		}
 		spec.Deps = append(spec.Deps, cache.DepKey{ID: d.ID, Action: dk.Action})
 	}
-	f.key = tc.C.KeyOf(spec, in)
-	if n.Cacheable {
-		tc.C.Prefetch(f.key)
-	}
+	return tc.C.KeyOf(spec, in), nil
 }
 
 // spec gathers what n's key is made of, but for the keys of its
