@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"time"
 
 	"github.com/vxrun/vx/exec"
@@ -33,12 +32,6 @@ const watchdogArg = "__vx-watchdog"
 func run() int {
 	if len(os.Args) == 2 && os.Args[1] == watchdogArg {
 		return exec.RunWatchdog(os.Stdin)
-	}
-	// vx lives for one run and its heap stays small (tens of MB for a run
-	// of 200 cached tasks over 50,000 files), so it collects garbage a
-	// quarter as often as Go's default; GOGC set by the user wins.
-	if _, ok := os.LookupEnv("GOGC"); !ok {
-		debug.SetGCPercent(400)
 	}
 	dir, err := os.Getwd()
 	if err != nil {
