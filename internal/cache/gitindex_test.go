@@ -249,10 +249,10 @@ func TestIndexMatchesGit(t *testing.T) {
 	}
 }
 
-// TestIndexUnsupported checks that an index vx cannot read as git would is
-// refused, so that the scanner asks git: a split index, and an environment
-// that points git at another index.
-func TestIndexUnsupported(t *testing.T) {
+// oneFileRepo is a repository whose one commit holds a.txt, on a system
+// where vx reads the index.
+func oneFileRepo(t *testing.T) *gitRepo {
+	t.Helper()
 	if !indexStatSupported {
 		t.Skip("the index is not read on " + runtime.GOOS)
 	}
@@ -260,6 +260,14 @@ func TestIndexUnsupported(t *testing.T) {
 	r.write("a.txt", "a\n", 0o644)
 	r.git("add", "-A")
 	r.git("commit", "-qm", "a")
+	return r
+}
+
+// TestIndexUnsupported checks that an index vx cannot read as git would is
+// refused, so that the scanner asks git: a split index, and an environment
+// that points git at another index.
+func TestIndexUnsupported(t *testing.T) {
+	r := oneFileRepo(t)
 	if _, err := r.tracked(true); err != nil {
 		t.Fatalf("plain index: %v", err)
 	}
@@ -285,13 +293,7 @@ func TestIndexUnsupported(t *testing.T) {
 // TestIndexLinkedWorktree reads the index of a linked work tree, whose
 // .git is a file naming its git directory.
 func TestIndexLinkedWorktree(t *testing.T) {
-	if !indexStatSupported {
-		t.Skip("the index is not read on " + runtime.GOOS)
-	}
-	r := newGitRepo(t)
-	r.write("a.txt", "a\n", 0o644)
-	r.git("add", "-A")
-	r.git("commit", "-qm", "a")
+	r := oneFileRepo(t)
 	wt := filepath.Join(testdir.New(t), "wt")
 	r.git("worktree", "add", "-q", wt)
 	w := &gitRepo{t: t, root: wt, env: r.env}
