@@ -302,12 +302,19 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 	if err != nil {
 		return nil, nil, false, err
 	}
-	index := filepath.Join(gitDir, "index")
-	fi, err := os.Stat(index)
+	// One open file for its time and its content: git replaces the index
+	// by a rename, and the racy rule needs the time of the index read.
+	f, err := os.Open(filepath.Join(gitDir, "index"))
 	if err != nil {
 		return nil, nil, false, err
 	}
-	data, err := os.ReadFile(index)
+	fi, err := f.Stat()
+	var data []byte
+	if err == nil {
+		data = make([]byte, fi.Size())
+		_, err = io.ReadFull(f, data)
+	}
+	f.Close()
 	if err != nil {
 		return nil, nil, false, err
 	}
