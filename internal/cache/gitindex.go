@@ -201,10 +201,12 @@ func indexVarint(b []byte) (uint64, int) {
 }
 
 // statClean reports whether a file whose stat data is now st still holds
-// what the entry e recorded (r, its stat data), by git's rule: the same modification and change
-// times (to the nanosecond), inode, size and type, and the same executable
-// bit. The entry must also not be "racily clean": recorded in the same
-// second as the index was written (indexMtimeSec) or later.
+// what the entry e recorded (r, its stat data), by git's rule: the same
+// modification and change times (to the nanosecond), inode, size and type,
+// and the same executable bit. A tool that restores an old modification
+// time (cp -p, tar) cannot restore the change time. The entry must also
+// not be "racily clean": recorded in the same second as the index was
+// written (indexMtimeSec) or later.
 func statClean(e *indexEntry, r, st indexStat, indexMtimeSec uint32) bool {
 	if st.mtimeSec != r.mtimeSec || st.mtimeNsec != r.mtimeNsec ||
 		st.ctimeSec != r.ctimeSec || st.ctimeNsec != r.ctimeNsec ||
