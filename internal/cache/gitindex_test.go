@@ -103,6 +103,23 @@ func (r *gitRepo) tracked(fromIndex bool) (map[string]fileState, error) {
 	return m, nil
 }
 
+// indexAgreesWithGit checks that the tracked files' states read from the
+// index are those git gives, and that the index was read at all.
+func (r *gitRepo) indexAgreesWithGit() {
+	r.t.Helper()
+	want, err := r.tracked(false)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	got, err := r.tracked(true)
+	if err != nil {
+		r.t.Fatalf("trackedFromIndex: %v (this index should be read)", err)
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fileState{})); diff != "" {
+		r.t.Errorf("index and git differ (-git +index):\n%s", diff)
+	}
+}
+
 // TestIndexMatchesGit checks, case by case, that the tracked files' ids
 // vx takes from the index (and from hashing the files it finds changed)
 // are those git itself gives: git ls-files -s, with the files git
@@ -220,17 +237,7 @@ func TestIndexMatchesGit(t *testing.T) {
 			r := newGitRepo(t, tt.init...)
 			base(r)
 			tt.change(r)
-			want, err := r.tracked(false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := r.tracked(true)
-			if err != nil {
-				t.Fatalf("trackedFromIndex: %v (the index of this case should be read)", err)
-			}
-			if diff := cmp.Diff(want, got, cmp.AllowUnexported(fileState{})); diff != "" {
-				t.Errorf("index and git differ (-git +index):\n%s", diff)
-			}
+			r.indexAgreesWithGit()
 		})
 	}
 	// A refreshed index's files are all found clean by their stat data:
@@ -298,17 +305,7 @@ func TestIndexLinkedWorktree(t *testing.T) {
 	r.git("worktree", "add", "-q", wt)
 	w := &gitRepo{t: t, root: wt, env: r.env}
 	os.WriteFile(filepath.Join(wt, "a.txt"), []byte("changed in the work tree\n"), 0o644)
-	want, err := w.tracked(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := w.tracked(true)
-	if err != nil {
-		t.Fatalf("trackedFromIndex in a linked work tree: %v", err)
-	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(fileState{})); diff != "" {
-		t.Errorf("(-git +index):\n%s", diff)
-	}
+	w.indexAgreesWithGit()
 }
 
 // FuzzParseIndex checks that no index, however damaged, makes the reader

@@ -17,7 +17,7 @@ import (
 // do not wait for the store.
 type TaskCache struct {
 	C      *cache.Cache
-	Env    func(*Node) []string // the task's environment, or the part that finds programs (TaskLookupEnv)
+	Env    func(*Node) []string // the entries of the task's environment that find programs (TaskLookupEnv): where its node is
 	Parent []string             // vx's environment, where passThrough values come from
 	Args   []string             // the arguments after --, for target tasks
 	GOOS   string               // "" = the host's
