@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -46,19 +45,21 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 	}
 	now := time.Now()
 	var res PruneResult
+	if err := s.checkMark(); err != nil {
+		return res, err
+	}
 	entries, err := s.entries()
 	if err != nil {
 		return res, err
 	}
 	blobSizes := map[string]int64{}
 	blobTimes := map[string]time.Time{}
-	err = walkFiles(filepath.Join(s.Dir, "cas"), func(_ string, fi fs.FileInfo) error {
+	err = s.eachHashFile("cas", func(_ string, fi fs.FileInfo) {
 		blobSizes[fi.Name()] = fi.Size()
 		blobTimes[fi.Name()] = fi.ModTime()
-		return nil
 	})
 	if err != nil {
-		return res, fmt.Errorf("cache: %w", err)
+		return res, err
 	}
 	// Newest first: keep while within the limits.
 	sort.Slice(entries, func(i, j int) bool { return entries[i].used.After(entries[j].used) })
@@ -96,13 +97,11 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 			res.RemovedBytes += size
 		}
 	}
-	if tmps, err := os.ReadDir(filepath.Join(s.Dir, "tmp")); err == nil {
-		for _, t := range tmps {
-			if fi, err := t.Info(); err == nil && now.Sub(fi.ModTime()) > o.Grace {
-				os.Remove(filepath.Join(s.Dir, "tmp", t.Name()))
-			}
+	s.eachTempFile(func(p string, fi fs.FileInfo) {
+		if now.Sub(fi.ModTime()) > o.Grace {
+			os.Remove(p)
 		}
-	}
+	})
 	res.Entries = len(keep)
 	res.Bytes = total
 	return res, nil
@@ -113,7 +112,7 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 // no blob and is pruned first.
 func (s *Store) entries() ([]acEntry, error) {
 	var out []acEntry
-	err := walkFiles(filepath.Join(s.Dir, "ac"), func(p string, fi fs.FileInfo) error {
+	err := s.eachHashFile("ac", func(p string, fi fs.FileInfo) {
 		ent := acEntry{path: p, used: fi.ModTime(), size: fi.Size()}
 		action := Digest{Hash: fi.Name()}
 		if data, err := os.ReadFile(p); err == nil && len(data) > len(acMagic)+65 {
@@ -131,34 +130,60 @@ func (s *Store) entries() ([]acEntry, error) {
 			ent.used = time.Time{}
 		}
 		out = append(out, ent)
-		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
-// walkFiles calls fn for every regular file below dir (none when dir does
-// not exist); a file that vanishes during the walk is passed over, as a
-// concurrent run may prune or rename it.
-func walkFiles(dir string, fn func(path string, fi fs.FileInfo) error) error {
-	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+// eachHashFile calls fn for every file of the store's directory sub (cas
+// or ac) that has the store's layout, <2 hex>/<64 hex>: only regular files
+// with such names, and never through a symbolic link, so that nothing vx
+// did not write there is ever counted or removed. A file that vanishes
+// during the walk is passed over: a concurrent run may prune or rename it.
+func (s *Store) eachHashFile(sub string, fn func(path string, fi fs.FileInfo)) error {
+	dir := filepath.Join(s.Dir, sub)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil // absent, or not a directory of the store's own
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() || len(e.Name()) != 2 || !isHex(e.Name()) {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, e.Name()))
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+			continue
+		}
+		for _, f := range files {
+			if !isHashFile(e.Name(), f) {
+				continue
 			}
-			return err
+			if fi, err := f.Info(); err == nil {
+				fn(filepath.Join(dir, e.Name(), f.Name()), fi)
+			}
 		}
-		if e.IsDir() {
-			return nil
+	}
+	return nil
+}
+
+// eachTempFile calls fn for every file vx writes under tmp/, unless tmp is
+// a symbolic link.
+func (s *Store) eachTempFile(fn func(path string, fi fs.FileInfo)) {
+	dir := filepath.Join(s.Dir, "tmp")
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !isTempFile(e) {
+			continue
 		}
-		fi, err := e.Info()
-		if err != nil {
-			return nil
+		if fi, err := e.Info(); err == nil {
+			fn(filepath.Join(dir, e.Name()), fi)
 		}
-		return fn(p, fi)
-	})
+	}
 }
 
 // Status describes a store for `vx cache status`.
@@ -181,21 +206,32 @@ type LastRun struct {
 	RemoteHits int `json:"remoteHits"`
 }
 
-// Status reads the store's size and counts without changing it.
+// Status reads the store's size and counts without changing it. A
+// directory that holds files but is not a store vx made is a
+// *NotStoreError.
 func (s *Store) Status() (Status, error) {
 	st := Status{Dir: s.Dir}
-	err := walkFiles(s.Dir, func(p string, fi fs.FileInfo) error {
-		st.Bytes += fi.Size()
-		switch filepath.Base(filepath.Dir(filepath.Dir(p))) {
-		case "ac":
-			st.Entries++
-		case "cas":
-			st.Blobs++
+	if err := s.checkMark(); err != nil {
+		return st, err
+	}
+	for _, sub := range []string{"ac", "cas"} {
+		err := s.eachHashFile(sub, func(_ string, fi fs.FileInfo) {
+			st.Bytes += fi.Size()
+			if sub == "ac" {
+				st.Entries++
+			} else {
+				st.Blobs++
+			}
+		})
+		if err != nil {
+			return st, err
 		}
-		return nil
-	})
-	if err != nil {
-		return st, fmt.Errorf("cache: %w", err)
+	}
+	s.eachTempFile(func(_ string, fi fs.FileInfo) { st.Bytes += fi.Size() })
+	for _, name := range []string{"memo", "last-run", markName} {
+		if fi, err := os.Lstat(filepath.Join(s.Dir, name)); err == nil && fi.Mode().IsRegular() {
+			st.Bytes += fi.Size()
+		}
 	}
 	st.LastRun = readLastRun(s)
 	return st, nil

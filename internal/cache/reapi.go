@@ -23,16 +23,7 @@ func (d Digest) String() string { return fmt.Sprintf("%s/%d", d.Hash, d.Size) }
 
 // valid reports whether d has the shape of a SHA-256 digest.
 func (d Digest) valid() bool {
-	if len(d.Hash) != 64 || d.Size < 0 {
-		return false
-	}
-	for i := 0; i < len(d.Hash); i++ {
-		c := d.Hash[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(d.Hash) == 64 && d.Size >= 0 && isHex(d.Hash)
 }
 
 func (d Digest) marshal() []byte {

@@ -11,13 +11,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // Store is the local cache: a content-addressed store of SHA-256 blobs and
 // an action cache mapping an Action's digest to its ActionResult, in one
 // directory:
 //
+//	vx-store               the mark: vx made this directory (see [OpenStore])
 //	cas/<2 hex>/<sha256>   blobs, immutable once written
 //	ac/<2 hex>/<sha256>    "vxac1\n" + hex SHA-256 of the result + "\n" + the serialized ActionResult
 //	tmp/                   files being written; renamed into place when complete
@@ -34,14 +38,200 @@ type Store struct {
 	Dir string
 }
 
-// OpenStore returns the store in dir, creating the directory when needed.
+// markName is the file that marks a directory as a store vx made. vx
+// deletes files only in a directory that holds it, and there only files of
+// the store's own layout.
+const markName = "vx-store"
+
+// markLine starts the mark; the rest is for a person who finds the file.
+const markLine = "vx-store 1\n"
+
+const markText = markLine +
+	"vx made this directory for its task cache and deletes files in it when it prunes the cache.\n" +
+	"Keep nothing else here. See docs/cache.md in github.com/vxrun/vx.\n"
+
+// NotStoreError is a directory that holds files but is not a store vx
+// made: vx neither writes its store there nor deletes anything in it.
+type NotStoreError struct {
+	Dir string
+}
+
+func (e *NotStoreError) Error() string {
+	return fmt.Sprintf("cache: %s is not empty and is not a vx cache store (it has no %s file); "+
+		"vx keeps its store only in a directory it created, so that pruning it never deletes your files: "+
+		"choose a new or empty directory with --cache-dir or %s", quote.Q(e.Dir), markName, "VX_CACHE_DIR")
+}
+
+// OpenStore returns the store in dir. A directory that does not exist or
+// is empty becomes a store: vx creates it and writes the mark. A store of
+// an older vx, which had no mark, is adopted when the directory holds
+// exactly its layout and nothing else ([oldLayout]). Any other directory
+// that holds files is refused with a *NotStoreError, so that vx never
+// deletes a file it did not write.
 func OpenStore(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cache: cannot create the store: %w", err)
+	}
+	s := &Store{Dir: dir}
+	if !s.marked() {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("cache: cannot read the store: %w", err)
+		}
+		// Only the mark, maybe half written by a concurrent vx: empty.
+		empty := len(ents) == 0 || len(ents) == 1 && ents[0].Name() == markName && ents[0].Type().IsRegular()
+		if !empty && !oldLayout(dir, ents) {
+			return nil, &NotStoreError{Dir: dir}
+		}
+		if err := writeMark(dir); err != nil {
+			return nil, fmt.Errorf("cache: cannot create the store: %w", err)
+		}
+	}
 	for _, sub := range []string{"cas", "ac", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, fmt.Errorf("cache: cannot create the store: %w", err)
 		}
 	}
-	return &Store{Dir: dir}, nil
+	return s, nil
+}
+
+// marked reports whether the store's directory holds the mark.
+func (s *Store) marked() bool {
+	p := filepath.Join(s.Dir, markName)
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular() && startsWith(p, markLine)
+}
+
+// checkMark returns a *NotStoreError unless the directory is a store vx
+// made, or holds nothing (then there is nothing to delete either).
+func (s *Store) checkMark() error {
+	if s.marked() {
+		return nil
+	}
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(ents) == 0 {
+		return nil
+	}
+	return &NotStoreError{Dir: s.Dir}
+}
+
+// writeMark writes the mark in place, without truncating: vx processes
+// creating one store at once write the same bytes, so the file is whole
+// once any of them has written it.
+func writeMark(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, markName), os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(markText)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// oldLayout reports whether dir, whose entries are ents, is a store of a
+// vx that wrote no mark, and nothing else: the directories cas, ac and tmp
+// (none a symbolic link), at most the files memo and last-run in vx's
+// formats, blobs and entries named by their SHA-256 under a directory of
+// its first two digits, and in tmp only vx's temporary files. A user's
+// directory that merely has cas/, ac/ or tmp/ is not one.
+func oldLayout(dir string, ents []fs.DirEntry) bool {
+	subdirs := 0
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch e.Name() {
+		case "cas", "ac":
+			if !e.IsDir() || !hashTree(p) {
+				return false
+			}
+			subdirs++
+		case "tmp":
+			if !e.IsDir() || !tempFiles(p) {
+				return false
+			}
+			subdirs++
+		case "memo", "last-run":
+			prefix := map[string]string{"memo": memoMagic, "last-run": "time "}[e.Name()]
+			if !e.Type().IsRegular() || !startsWith(p, prefix) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return subdirs == 3
+}
+
+// hashTree reports whether dir holds only <2 hex>/<64 hex> regular files
+// whose names start with their directory's.
+func hashTree(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if !e.IsDir() || len(e.Name()) != 2 || !isHex(e.Name()) {
+			return false
+		}
+		files, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return false
+		}
+		for _, f := range files {
+			if !isHashFile(e.Name(), f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isHashFile reports whether f, in the directory named prefix, is a blob
+// or entry of the store: a regular file named by a SHA-256 in lower-case
+// hex that starts with prefix.
+func isHashFile(prefix string, f fs.DirEntry) bool {
+	n := f.Name()
+	return f.Type().IsRegular() && len(n) == 64 && isHex(n) && n[:2] == prefix
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// tempFiles reports whether dir holds only vx's temporary files.
+func tempFiles(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if !isTempFile(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// isTempFile reports whether e, in tmp/, is a file vx writes there.
+func isTempFile(e fs.DirEntry) bool {
+	return e.Type().IsRegular() && (strings.HasPrefix(e.Name(), "w-") || strings.HasPrefix(e.Name(), "memo-"))
+}
+
+func startsWith(p, prefix string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(prefix))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == prefix
 }
 
 // BlobPath returns the file that holds (or would hold) the blob d.

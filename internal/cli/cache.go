@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -44,21 +45,23 @@ func cacheDir(p *Process, a *parsed, root string) string {
 
 // openCache returns the task cache of a run, or nil when the run has no
 // cacheable task or --no-cache is given. A store that cannot be opened is a
-// warning: the run goes on without the cache.
+// warning: the run goes on without the cache. A directory that is not a
+// store vx made (*cache.NotStoreError) is an error: the user named the
+// wrong directory, and vx must not fill it or prune it.
 //
 // With a remote cache configured (rc), the vx-remote helper is started: the
 // remote is asked after a local miss, and receives what the run stores when
 // rc.Write is set.
-func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, envOf func(*run.Node) []string, write bool, rc *remote.Config) *run.TaskCache {
+func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, envOf func(*run.Node) []string, write bool, rc *remote.Config) (*run.TaskCache, error) {
 	if a.set["no-cache"] {
-		return nil
+		return nil, nil
 	}
 	any := false
 	for _, n := range g.Nodes {
 		any = any || n.Cacheable
 	}
 	if !any {
-		return nil
+		return nil, nil
 	}
 	o := cache.Options{
 		Dir:     cacheDir(p, a, ws.Root),
@@ -77,15 +80,19 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 	}
 	c, err := cache.New(o)
 	if err != nil {
-		fmt.Fprintf(p.Stderr, "vx: the task cache is off for this run: %v\n", err)
 		if o.Remote != nil {
 			o.Remote.Close()
 		}
-		return nil
+		var nse *cache.NotStoreError
+		if errors.As(err, &nse) {
+			return nil, err
+		}
+		fmt.Fprintf(p.Stderr, "vx: the task cache is off for this run: %v\n", err)
+		return nil, nil
 	}
 	tc := &run.TaskCache{C: c, Env: envOf, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
 	tc.Start(g.Nodes)
-	return tc
+	return tc, nil
 }
 
 // planCache is a task's cache key in --dry-run=json: the key and what it

@@ -371,7 +371,10 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	tc := openCache(p, a, ws, g, func(n *run.Node) []string { return run.TaskLookupEnv(ws, n, p.Environ, p.GOOS) }, !dry, rc)
+	tc, err := openCache(p, a, ws, g, func(n *run.Node) []string { return run.TaskLookupEnv(ws, n, p.Environ, p.GOOS) }, !dry, rc)
+	if err != nil {
+		return ExitUsage, err
+	}
 	if dry {
 		w := bufio.NewWriter(p.Stdout)
 		err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, dryFormat == "json")
