@@ -17,6 +17,7 @@ import (
 
 	repb "github.com/bazelbuild/remote-apis/build/bazel/remote/execution/v2"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote"
@@ -301,6 +302,20 @@ func TestBazelRemoteSigning(t *testing.T) {
 	}
 	if strings.Contains(fmt.Sprint(err), "team secret 1") {
 		t.Fatal("the signing key appears in an error")
+	}
+	// A client without the key rewrites the signed entry in place, its
+	// signature kept, with a file's mode made 0777: a miss.
+	var tampered repb.ActionResult
+	if err := proto.Unmarshal(got, &tampered); err != nil {
+		t.Fatal(err)
+	}
+	tampered.OutputFiles[0].NodeProperties = &repb.NodeProperties{UnixMode: wrapperspb.UInt32(0o777)}
+	tb, _ := proto.Marshal(&tampered)
+	if err := u.UpdateActionResult(ctx, signed, tb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.GetActionResult(ctx, signed); !remote.BadSignature(err) {
+		t.Fatalf("signed entry with a file's mode changed: %v, want a bad-signature miss", err)
 	}
 	if ws := warn.list(); len(ws) != 0 {
 		t.Errorf("a signature miss warned: %q", ws)

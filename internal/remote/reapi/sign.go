@@ -18,17 +18,24 @@ import (
 // A signature travels as a google.protobuf.StringValue in the
 // ActionResult's execution_metadata.auxiliary_metadata, a well-known type
 // that every server stores and any client can decode.
+//
+// Version 2 covers every field a restore reads, file modes included;
+// version 1 (vx before it) did not cover unix_mode, so a client without
+// the key could have made a signed file 0777: a v1 signature counts as
+// none.
 const (
-	signatureType   = "type.googleapis.com/google.protobuf.StringValue"
-	signaturePrefix = "vx-signature:v1:hmac-sha256:"
+	signatureType     = "type.googleapis.com/google.protobuf.StringValue"
+	signaturePrefix   = "vx-signature:v2:hmac-sha256:"
+	signaturePrefixV1 = "vx-signature:v1:hmac-sha256:"
 )
 
 // canonical is the content a signature covers: the action it answers, the
 // exit code, every output with its digest (files with their executable
-// bit, symlinks with their target, directories with their tree) sorted by
-// path, and the digests of the logs. Servers may rewrite what they store
-// (bazel-remote adds a worker name), so the signature covers this form and
-// never the stored bytes.
+// bit and their unix_mode, symlinks with their target, directories with
+// their tree) sorted by path, and the digests of the logs: every field a
+// restore reads. Servers may rewrite what they store (bazel-remote adds a
+// worker name), so the signature covers this form and never the stored
+// bytes.
 func canonical(action *repb.Digest, r *repb.ActionResult) []byte {
 	var lines []string
 	d := func(x *repb.Digest) string {
@@ -39,7 +46,11 @@ func canonical(action *repb.Digest, r *repb.ActionResult) []byte {
 		if f.GetIsExecutable() {
 			x = "x"
 		}
-		lines = append(lines, fmt.Sprintf("file %q %s %s", f.GetPath(), d(f.GetDigest()), x))
+		mode := "-"
+		if m := f.GetNodeProperties().GetUnixMode(); m != nil {
+			mode = strconv.FormatUint(uint64(m.GetValue()), 8)
+		}
+		lines = append(lines, fmt.Sprintf("file %q %s %s %s", f.GetPath(), d(f.GetDigest()), x, mode))
 	}
 	for _, s := range r.GetOutputSymlinks() {
 		lines = append(lines, fmt.Sprintf("symlink %q %q", s.GetPath(), s.GetTarget()))
@@ -55,7 +66,7 @@ func canonical(action *repb.Digest, r *repb.ActionResult) []byte {
 	}
 	sort.Strings(lines)
 	var b strings.Builder
-	b.WriteString("vx-result-v1\n")
+	b.WriteString("vx-result-v2\n")
 	fmt.Fprintf(&b, "action %s\n", d(action))
 	fmt.Fprintf(&b, "exit %d\n", r.GetExitCode())
 	for _, l := range lines {
@@ -100,7 +111,7 @@ func sign(key []byte, action *repb.Digest, r *repb.ActionResult) error {
 	md := r.ExecutionMetadata
 	kept := md.AuxiliaryMetadata[:0]
 	for _, a := range md.AuxiliaryMetadata {
-		if _, ok := signatureOf(a); !ok {
+		if _, ok := signatureOf(a); !ok && !isV1(a) {
 			kept = append(kept, a)
 		}
 	}
@@ -111,10 +122,11 @@ func sign(key []byte, action *repb.Digest, r *repb.ActionResult) error {
 // verify reports "" when r carries a valid signature by key, else why not.
 func verify(key []byte, action *repb.Digest, r *repb.ActionResult) string {
 	want := mac(key, action, r)
-	found := false
+	found, v1 := false, false
 	for _, a := range r.GetExecutionMetadata().GetAuxiliaryMetadata() {
 		sig, ok := signatureOf(a)
 		if !ok {
+			v1 = v1 || isV1(a)
 			continue
 		}
 		found = true
@@ -123,19 +135,32 @@ func verify(key []byte, action *repb.Digest, r *repb.ActionResult) string {
 			return ""
 		}
 	}
-	if !found {
+	switch {
+	case !found && v1:
+		return "the entry's signature is of an older vx (v1, which does not cover file modes): signed entries are misses until a vx of this version stores them again"
+	case !found:
 		return "the entry is not signed (VX_REMOTE_SIGNING_KEY is set, so unsigned entries are misses)"
 	}
 	return "the entry's signature does not match its content or was made with another key"
 }
 
+// signatureOf returns the hex MAC of a current signature.
 func signatureOf(a *anypb.Any) (string, bool) {
+	return strings.CutPrefix(stringValue(a), signaturePrefix)
+}
+
+// isV1 reports whether a is a version 1 signature.
+func isV1(a *anypb.Any) bool {
+	return strings.HasPrefix(stringValue(a), signaturePrefixV1)
+}
+
+func stringValue(a *anypb.Any) string {
 	if a.GetTypeUrl() != signatureType {
-		return "", false
+		return ""
 	}
 	var s wrapperspb.StringValue
 	if proto.Unmarshal(a.GetValue(), &s) != nil {
-		return "", false
+		return ""
 	}
-	return strings.CutPrefix(s.GetValue(), signaturePrefix)
+	return s.GetValue()
 }

@@ -6,13 +6,16 @@ import (
 
 	repb "github.com/bazelbuild/remote-apis/build/bazel/remote/execution/v2"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 func testResult() *repb.ActionResult {
 	return &repb.ActionResult{
 		OutputFiles: []*repb.OutputFile{
-			{Path: "dist/b.js", Digest: &repb.Digest{Hash: strings.Repeat("b", 64), SizeBytes: 2}},
+			{Path: "dist/b.js", Digest: &repb.Digest{Hash: strings.Repeat("b", 64), SizeBytes: 2},
+				NodeProperties: &repb.NodeProperties{UnixMode: wrapperspb.UInt32(0o644)}},
 			{Path: "dist/a.sh", Digest: &repb.Digest{Hash: strings.Repeat("a", 64), SizeBytes: 1}, IsExecutable: true},
 		},
 		OutputSymlinks: []*repb.OutputSymlink{{Path: "dist/link", Target: "a.sh"}},
@@ -54,6 +57,13 @@ func TestSignVerify(t *testing.T) {
 			r.OutputFiles[0].Digest.Hash = strings.Repeat("e", 64)
 		}, false, "does not match"},
 		{"executable bit flipped", func(r *repb.ActionResult, a *repb.Digest) { r.OutputFiles[1].IsExecutable = false }, false, "does not match"},
+		{"file mode changed", func(r *repb.ActionResult, a *repb.Digest) {
+			r.OutputFiles[0].NodeProperties.UnixMode = wrapperspb.UInt32(0o777)
+		}, false, "does not match"},
+		{"file mode added", func(r *repb.ActionResult, a *repb.Digest) {
+			r.OutputFiles[1].NodeProperties = &repb.NodeProperties{UnixMode: wrapperspb.UInt32(0o4755)}
+		}, false, "does not match"},
+		{"file mode removed", func(r *repb.ActionResult, a *repb.Digest) { r.OutputFiles[0].NodeProperties = nil }, false, "does not match"},
 		{"symlink retargeted", func(r *repb.ActionResult, a *repb.Digest) { r.OutputSymlinks[0].Target = "/etc/passwd" }, false, "does not match"},
 		{"file added", func(r *repb.ActionResult, a *repb.Digest) {
 			r.OutputFiles = append(r.OutputFiles, &repb.OutputFile{Path: "dist/evil.js", Digest: &repb.Digest{Hash: strings.Repeat("f", 64), SizeBytes: 9}})
@@ -95,5 +105,22 @@ func TestSignatureCoversInlinedLog(t *testing.T) {
 	byDigest.StdoutDigest = &repb.Digest{Hash: "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03", SizeBytes: 6}
 	if why := verify(key, action, byDigest); why != "" {
 		t.Fatalf("the server moved the inlined log to the CAS and the signature broke: %s", why)
+	}
+}
+
+// TestSignatureV1IsNone: a signature of vx's first format, which did not
+// cover file modes, counts as no signature, and signing again replaces it.
+func TestSignatureV1IsNone(t *testing.T) {
+	key := []byte("k")
+	action := &repb.Digest{Hash: strings.Repeat("d", 64), SizeBytes: 1}
+	r := testResult()
+	v, _ := proto.Marshal(wrapperspb.String(signaturePrefixV1 + strings.Repeat("0", 64)))
+	r.ExecutionMetadata = &repb.ExecutedActionMetadata{AuxiliaryMetadata: []*anypb.Any{{TypeUrl: signatureType, Value: v}}}
+	if why := verify(key, action, r); !strings.Contains(why, "older vx") {
+		t.Errorf("verify of a v1 signature = %q, want a miss naming the older format", why)
+	}
+	sign(key, action, r)
+	if n := len(r.ExecutionMetadata.AuxiliaryMetadata); n != 1 || verify(key, action, r) != "" {
+		t.Errorf("after signing: %d signatures, verify = %q", n, verify(key, action, r))
 	}
 }
