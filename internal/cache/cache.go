@@ -42,6 +42,9 @@ type Options struct {
 	MaxSize int64
 	GOOS    string // "" = runtime.GOOS
 	GOARCH  string // "" = runtime.GOARCH
+	// Version is vx's version, recorded with each task's last entry
+	// ([LastUse]) for `vx why`.
+	Version string
 }
 
 // DefaultMaxSize is the store's default size cap.
@@ -72,6 +75,7 @@ type Cache struct {
 	stored     int
 	warned     map[string]bool
 
+	bg           sync.WaitGroup // records of last use being written
 	uploads      sync.WaitGroup
 	uploadCtx    context.Context // cancelled when Close stops waiting
 	cancelUpload context.CancelFunc
@@ -621,6 +625,13 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c.countHit()
+	if c.opts.Write {
+		c.bg.Add(1)
+		go func() {
+			defer c.bg.Done()
+			c.store.WriteLast(c.lastUse(h.key))
+		}()
+	}
 	if h.Remote {
 		c.mu.Lock()
 		c.remoteHits++
@@ -759,6 +770,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
 		return
 	}
+	c.store.WriteLast(c.lastUse(k))
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
@@ -815,6 +827,11 @@ func firstChange(before, after *Key) string {
 	return "the file list changed"
 }
 
+// lastUse is the record of k as its task's last entry.
+func (c *Cache) lastUse(k *Key) LastUse {
+	return LastUse{ID: k.spec.ID, Root: c.opts.Root, Action: k.Action, VX: c.opts.Version, Inputs: k.spec.Inputs}
+}
+
 // CloseReadOnly ends a cache that only computed keys (--dry-run): the
 // memo is written and the remote closed, nothing else.
 func (c *Cache) CloseReadOnly() {
@@ -856,6 +873,7 @@ func (c *Cache) Close() Stats {
 		}
 	}
 	c.cancelUpload()
+	c.bg.Wait()
 	c.mu.Lock()
 	st := Stats{Hits: c.hits, Misses: c.misses, Stored: c.stored, RemoteHits: c.remoteHits}
 	c.mu.Unlock()

@@ -38,7 +38,8 @@ type acEntry struct {
 
 // Prune removes entries, least recently used first, until the store fits
 // in MaxSize, and entries unused for MaxAge; then the blobs no remaining
-// entry names (older than Grace), and stale temporary files.
+// entry names (older than Grace), the tasks' records of entries that are
+// gone (see [LastUse]), and stale temporary files.
 func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 	if o.Grace == 0 {
 		o.Grace = time.Hour
@@ -97,6 +98,7 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 			res.RemovedBytes += size
 		}
 	}
+	s.pruneLast()
 	s.eachTempFile(func(p string, fi fs.FileInfo) {
 		if now.Sub(fi.ModTime()) > o.Grace {
 			os.Remove(p)

@@ -80,6 +80,10 @@ type Command struct {
 	Environment      []Property // 2, sorted by name
 	WorkingDirectory string     // 6, relative to the input root
 	OutputPaths      []string   // 7, sorted
+
+	// Other holds, as read by UnmarshalCommand, the fields not modelled
+	// above in their wire encoding; Marshal does not write it.
+	Other []byte
 }
 
 // Marshal returns the wire encoding of c.
@@ -93,6 +97,75 @@ func (c *Command) Marshal() []byte {
 	return b
 }
 
+// UnmarshalCommand decodes a Command. The fields vx does not model are
+// kept, in their wire encoding, in Other: two Commands whose modelled
+// fields agree still differ when Other does.
+func UnmarshalCommand(msg []byte) (*Command, error) {
+	c := &Command{}
+	err := eachField(msg, func(f wireField) error {
+		switch f.num {
+		case 1, 6, 7:
+			if err := f.want(wireBytes); err != nil {
+				return err
+			}
+			switch f.num {
+			case 1:
+				c.Arguments = append(c.Arguments, string(f.bytes))
+			case 6:
+				c.WorkingDirectory = string(f.bytes)
+			case 7:
+				c.OutputPaths = append(c.OutputPaths, string(f.bytes))
+			}
+		case 2:
+			if err := f.want(wireBytes); err != nil {
+				return err
+			}
+			p, err := unmarshalProperty(f.bytes)
+			if err != nil {
+				return err
+			}
+			c.Environment = append(c.Environment, p)
+		default:
+			c.Other = appendField(c.Other, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func unmarshalProperty(msg []byte) (Property, error) {
+	var p Property
+	err := eachField(msg, func(f wireField) error {
+		if f.num != 1 && f.num != 2 {
+			return nil
+		}
+		if err := f.want(wireBytes); err != nil {
+			return err
+		}
+		if f.num == 1 {
+			p.Name = string(f.bytes)
+		} else {
+			p.Value = string(f.bytes)
+		}
+		return nil
+	})
+	return p, err
+}
+
+// appendField appends f's wire encoding to b.
+func appendField(b []byte, f wireField) []byte {
+	b = appendTag(b, f.num, f.wt)
+	if f.wt == wireBytes {
+		b = appendVarint(b, uint64(len(f.bytes)))
+		return append(b, f.bytes...)
+	}
+	// A number, whatever its wire width: what matters is that a change shows.
+	return appendVarint(b, f.u)
+}
+
 // Action is REAPI's Action: the digests of a Command and of an input root,
 // a salt and a platform. Its digest is the cache key.
 type Action struct {
@@ -100,6 +173,10 @@ type Action struct {
 	InputRootDigest Digest     // 2
 	Salt            []byte     // 9
 	Platform        []Property // 10, sorted by name
+
+	// Other holds, as read by UnmarshalAction, the fields not modelled
+	// above in their wire encoding; Marshal does not write it.
+	Other []byte
 }
 
 // Marshal returns the wire encoding of a.
@@ -117,7 +194,7 @@ func (a *Action) Marshal() []byte {
 	return b
 }
 
-// UnmarshalAction decodes the command and input root digests of an Action.
+// UnmarshalAction decodes an Action.
 func UnmarshalAction(msg []byte) (*Action, error) {
 	a := &Action{}
 	err := eachField(msg, func(f wireField) error {
@@ -135,6 +212,22 @@ func UnmarshalAction(msg []byte) (*Action, error) {
 			if err = f.want(wireBytes); err == nil {
 				a.Salt = append([]byte(nil), f.bytes...)
 			}
+		case 10:
+			if err = f.want(wireBytes); err == nil {
+				err = eachField(f.bytes, func(g wireField) error {
+					if g.num != 1 {
+						return nil
+					}
+					if err := g.want(wireBytes); err != nil {
+						return err
+					}
+					p, err := unmarshalProperty(g.bytes)
+					a.Platform = append(a.Platform, p)
+					return err
+				})
+			}
+		default:
+			a.Other = appendField(a.Other, f)
 		}
 		return err
 	})

@@ -1,0 +1,558 @@
+package cache
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vxrun/vx/internal/quote"
+)
+
+// Why says whether a task's key would hit and, when it would not, what
+// changed since the entry the task last stored or restored ([LastUse]):
+// what `vx why` prints and `vx run --summary` reports for a miss.
+//
+// The comparison is of the key's parts as the store keeps them (the
+// Action, its Command and the input list, all blobs), read generically:
+// platform properties, the Command's arguments, variables, output globs and
+// directory, and the input list's lines by kind. A part added to the key
+// shows, under its own kind, without a change here. Variables are compared
+// by their hashed values and named, never shown.
+type Why struct {
+	ID string `json:"id"`
+	// Cache is "hit" (the store holds an entry for the key), "miss", or
+	// "off" (the task is not cached).
+	Cache string `json:"cache"`
+	Key   string `json:"key,omitempty"` // the key now (SHA-256 of the Action)
+	// Previous is the key compared with: the task's last entry, or for a
+	// dependency the key its dependent's entry recorded; nil when there is
+	// none.
+	Previous *Previous `json:"previous"`
+	Reason   string    `json:"reason"` // one line
+	Changes  []Change  `json:"changes"`
+}
+
+// Previous is the key a [Why] compares with.
+type Previous struct {
+	Key  string     `json:"key"`
+	Time *time.Time `json:"time,omitempty"` // when it became the task's last entry, when known
+	VX   string     `json:"vx,omitempty"`   // the vx that did, when known
+}
+
+// Change is one difference between two keys.
+type Change struct {
+	// Kind is the part: "format" (vx's key format: every entry misses),
+	// "platform", "workdir" (the project's directory), "command" (the
+	// script, its pre and post scripts, the arguments after --), "env" (a
+	// declared variable), "outputs" and "inputs" (vx.json's globs),
+	// "lockfile", "file", "dependency" (a task it depends on), another word
+	// for a line of the input list of another kind, "entry" (the key is
+	// the same, its entry is gone) or "key" (a part vx cannot name).
+	Kind string `json:"kind"`
+	// Change is "added", "removed", "modified", or "reordered" (globs).
+	Change string `json:"change"`
+	// Name is the file's path from the root, the variable's or platform
+	// property's name, the glob, the dependency's task id.
+	Name string `json:"name,omitempty"`
+	// Old and New are the values before and now where they are not
+	// secret: the command's arguments, a platform property's value, the
+	// format, the directory. Never a variable's.
+	Old []string `json:"old,omitempty"`
+	New []string `json:"new,omitempty"`
+	// Why explains a dependency's new key (vx why), nil when it was
+	// explained above or not asked for.
+	Why *Why `json:"why,omitempty"`
+}
+
+// The reasons that are not a list of changes.
+const (
+	ReasonNeverStored = "never stored: first run, or the entry was pruned"
+	ReasonForced      = "--force: the cache was not read"
+	reasonHit         = "would hit: the store holds an entry for this key"
+)
+
+// Why says whether k would hit, and when not, what changed since the
+// task's last entry. depKey, when not nil, returns the key now of a task
+// k depends on, by id: a dependency whose key changed is explained in
+// turn, each once.
+func (c *Cache) Why(k *Key, depKey func(id string) *Key) *Why {
+	if c.Has(k) {
+		return &Why{ID: k.spec.ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}}
+	}
+	return c.explainMiss(k, depKey)
+}
+
+// ExplainMiss says why k, which missed, missed: what changed since the
+// task's last entry. A dependency whose key changed is named, not
+// explained (a run explains its own miss).
+func (c *Cache) ExplainMiss(k *Key) *Why { return c.explainMiss(k, nil) }
+
+func (c *Cache) explainMiss(k *Key, depKey func(id string) *Key) *Why {
+	w := &Why{ID: k.spec.ID, Cache: "miss", Key: k.Action.Hash, Changes: []Change{}}
+	if !c.opts.Read {
+		w.Reason = ReasonForced
+		return w
+	}
+	last := c.store.ReadLast(c.opts.Root, k.spec.ID)
+	if last == nil {
+		w.Reason = ReasonNeverStored
+		return w
+	}
+	w.Previous = previousOf(last)
+	if last.Action == k.Action {
+		w.Changes = append(w.Changes, Change{Kind: "entry", Change: "removed"})
+		w.Reason = reasonOf(w.Changes)
+		return w
+	}
+	x := &explainer{c: c, depKey: depKey, seen: map[string]bool{}}
+	if err := x.compare(w, k, last.Action.Hash, last); err != nil {
+		w.Reason = "its last entry is gone (pruned)"
+		if !gone(err) {
+			w.Reason = fmt.Sprintf("its last entry cannot be read (%v)", err)
+		}
+	}
+	return w
+}
+
+func previousOf(u *LastUse) *Previous {
+	p := &Previous{Key: u.Action.Hash, VX: u.VX}
+	if !u.Time.IsZero() {
+		t := u.Time.UTC()
+		p.Time = &t
+	}
+	return p
+}
+
+// explainer compares keys, following dependencies.
+type explainer struct {
+	c      *Cache
+	depKey func(id string) *Key
+	seen   map[string]bool // dependency id and old key, explained already
+}
+
+// keyParts are the parts of a key as the store keeps them.
+type keyParts struct {
+	action  *Action
+	command *Command
+	list    inputList
+}
+
+// readParts reads the parts of the key whose Action has hash h.
+func (s *Store) readParts(h string) (*keyParts, error) {
+	ab, err := s.readByHash(h)
+	if err != nil {
+		return nil, err
+	}
+	a, err := UnmarshalAction(ab)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := s.ReadBlob(a.CommandDigest)
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := UnmarshalCommand(cb)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := s.ReadBlob(a.InputRootDigest)
+	if err != nil {
+		return nil, err
+	}
+	return &keyParts{a, cmd, parseInputList(lb)}, nil
+}
+
+// readByHash returns the blob whose SHA-256 is h, checked; the size is
+// not needed (an input list names a dependency's key by its hash).
+func (s *Store) readByHash(h string) ([]byte, error) {
+	if !(Digest{Hash: h}).valid() {
+		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
+	}
+	data, err := os.ReadFile(s.BlobPath(Digest{Hash: h}))
+	if err != nil {
+		return nil, err
+	}
+	if DigestOf(data).Hash != h {
+		return nil, fmt.Errorf("blob %s does not match its digest: %w", h[:12], errCorrupt)
+	}
+	return data, nil
+}
+
+// partsOf decodes the parts of a key computed in this run.
+func partsOf(k *Key) (*keyParts, error) {
+	a, err := UnmarshalAction(k.action)
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := UnmarshalCommand(k.command)
+	if err != nil {
+		return nil, err
+	}
+	return &keyParts{a, cmd, parseInputList(k.manifest)}, nil
+}
+
+// gone reports whether err says that a blob is not in the store.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound)
+}
+
+// compare fills w with what differs between k and the key whose Action
+// hash is old; last, when it records that key, adds what the key does not
+// hold (the inputs globs). It fails when the old key's parts cannot be
+// read.
+func (x *explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
+	was, err := x.c.store.readParts(old)
+	if err != nil {
+		return err
+	}
+	now, err := partsOf(k)
+	if err != nil {
+		return err // a bug: vx made it
+	}
+	var ch []Change
+	add := func(c Change) { ch = append(ch, c) }
+
+	if !bytes.Equal(was.action.Salt, now.action.Salt) {
+		add(Change{Kind: "format", Change: "modified", Name: "key", Old: []string{string(was.action.Salt)}, New: []string{string(now.action.Salt)}})
+	}
+	if was.list.header != now.list.header {
+		add(Change{Kind: "format", Change: "modified", Name: "input list", Old: []string{was.list.header}, New: []string{now.list.header}})
+	}
+	if !bytes.Equal(was.action.Other, now.action.Other) || !bytes.Equal(was.command.Other, now.command.Other) {
+		add(Change{Kind: "key", Change: "modified"})
+	}
+	diffProps(was.action.Platform, now.action.Platform, func(name, change, o, n string) {
+		c := Change{Kind: "platform", Change: change, Name: name}
+		if change != "added" {
+			c.Old = []string{o}
+		}
+		if change != "removed" {
+			c.New = []string{n}
+		}
+		add(c)
+	})
+	if was.command.WorkingDirectory != now.command.WorkingDirectory {
+		add(Change{Kind: "workdir", Change: "modified", Old: []string{dirName(was.command.WorkingDirectory)}, New: []string{dirName(now.command.WorkingDirectory)}})
+	}
+	if !slices.Equal(was.command.Arguments, now.command.Arguments) {
+		add(Change{Kind: "command", Change: "modified", Old: nonNil(was.command.Arguments), New: nonNil(now.command.Arguments)})
+	}
+	diffProps(was.command.Environment, now.command.Environment, func(name, change, _, _ string) {
+		add(Change{Kind: "env", Change: change, Name: name})
+	})
+	for _, c := range diffGlobs("outputs", was.command.OutputPaths, now.command.OutputPaths) {
+		add(c)
+	}
+	if last != nil && last.Action.Hash == old {
+		def := func(g []string) []string {
+			if g == nil {
+				return []string{"**"} // the default set
+			}
+			return g
+		}
+		for _, c := range diffGlobs("inputs", def(last.Inputs), def(k.spec.Inputs)) {
+			add(c)
+		}
+	}
+	for _, c := range diffLists(was.list, now.list) {
+		if c.Kind == "dependency" && c.Change == "modified" && x.depKey != nil {
+			c.Why = x.dependency(c.Name, was.list.value("dep", c.Name))
+		}
+		add(c)
+	}
+	if len(ch) == 0 {
+		ch = append(ch, Change{Kind: "key", Change: "modified"})
+	}
+	sort.SliceStable(ch, func(i, j int) bool { return kindRank(ch[i].Kind) < kindRank(ch[j].Kind) })
+	w.Changes = ch
+	w.Reason = reasonOf(ch)
+	return nil
+}
+
+// dependency explains why the task id's key is no longer old, the key its
+// dependent's entry recorded; nil when that was explained already.
+func (x *explainer) dependency(id, old string) *Why {
+	if x.seen[id+"\x00"+old] {
+		return nil
+	}
+	x.seen[id+"\x00"+old] = true
+	k := x.depKey(id)
+	if k == nil {
+		return nil
+	}
+	w := &Why{ID: id, Cache: "miss", Key: k.Action.Hash, Previous: &Previous{Key: old}, Changes: []Change{}}
+	if x.c.Has(k) {
+		w.Cache = "hit"
+	}
+	last := x.c.store.ReadLast(x.c.opts.Root, id)
+	if last != nil && last.Action.Hash == old {
+		w.Previous = previousOf(last)
+	} else {
+		last = nil
+	}
+	if err := x.compare(w, k, old, last); err != nil {
+		w.Reason = "what its key was made of before is not in the store (pruned, or the task is not cached)"
+		if !gone(err) {
+			w.Reason = fmt.Sprintf("what its key was made of before cannot be read (%v)", err)
+		}
+	}
+	return w
+}
+
+func dirName(d string) string {
+	if d == "" {
+		return "."
+	}
+	return d
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// diffProps compares two lists of name-value pairs sorted by name.
+func diffProps(was, now []Property, fn func(name, change, old, new string)) {
+	old := map[string]string{}
+	for _, p := range was {
+		old[p.Name] = p.Value
+	}
+	for _, p := range now {
+		v, ok := old[p.Name]
+		switch {
+		case !ok:
+			fn(p.Name, "added", "", p.Value)
+		case v != p.Value:
+			fn(p.Name, "modified", v, p.Value)
+		}
+		delete(old, p.Name)
+	}
+	names := make([]string, 0, len(old))
+	for n := range old {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fn(n, "removed", old[n], "")
+	}
+}
+
+// diffGlobs compares two lists of globs: those added and removed, or
+// "reordered" when they hold the same globs in another order (the order of
+// inputs globs matters: the last one matching decides).
+func diffGlobs(kind string, was, now []string) []Change {
+	var ch []Change
+	for _, g := range now {
+		if !slices.Contains(was, g) {
+			ch = append(ch, Change{Kind: kind, Change: "added", Name: g})
+		}
+	}
+	for _, g := range was {
+		if !slices.Contains(now, g) {
+			ch = append(ch, Change{Kind: kind, Change: "removed", Name: g})
+		}
+	}
+	if len(ch) == 0 && !slices.Equal(was, now) {
+		ch = append(ch, Change{Kind: kind, Change: "reordered", Old: nonNil(was), New: nonNil(now)})
+	}
+	return ch
+}
+
+// inputList is a parsed input list: its first line, then one line per
+// dependency or file, `<kind> <value...> "<name>"`.
+type inputList struct {
+	header string
+	lines  map[string]string // kind NUL name → value
+	keys   []string          // kind NUL name, in the list's order
+}
+
+func parseInputList(b []byte) inputList {
+	l := inputList{lines: map[string]string{}}
+	s := string(b)
+	first := true
+	for len(s) > 0 {
+		line, rest, _ := strings.Cut(s, "\n")
+		s = rest
+		if first {
+			l.header, first = line, false
+			continue
+		}
+		kind, tail, _ := strings.Cut(line, " ")
+		value, name := tail, ""
+		if i := strings.IndexByte(tail, '"'); i >= 0 {
+			if n, err := strconv.Unquote(tail[i:]); err == nil {
+				value, name = strings.TrimSpace(tail[:i]), n
+			}
+		}
+		k := kind + "\x00" + name
+		if _, dup := l.lines[k]; !dup {
+			l.keys = append(l.keys, k)
+		}
+		l.lines[k] = value
+	}
+	return l
+}
+
+func (l inputList) value(kind, name string) string {
+	v := l.lines[kind+"\x00"+name]
+	if kind == "dep" {
+		v, _, _ = strings.Cut(v, " ")
+	}
+	return v
+}
+
+// diffLists compares two input lists line by line: what was added,
+// removed, or holds another value (a file's content or executable bit, a
+// dependency's key).
+func diffLists(was, now inputList) []Change {
+	var ch []Change
+	change := func(k, c string) {
+		kind, name, _ := strings.Cut(k, "\x00")
+		ch = append(ch, Change{Kind: lineKind(kind, name), Change: c, Name: name})
+	}
+	for _, k := range now.keys {
+		v, ok := was.lines[k]
+		switch {
+		case !ok:
+			change(k, "added")
+		case v != now.lines[k]:
+			change(k, "modified")
+		}
+	}
+	for _, k := range was.keys {
+		if _, ok := now.lines[k]; !ok {
+			change(k, "removed")
+		}
+	}
+	sort.SliceStable(ch, func(i, j int) bool {
+		if ch[i].Kind != ch[j].Kind {
+			return kindRank(ch[i].Kind) < kindRank(ch[j].Kind)
+		}
+		return ch[i].Name < ch[j].Name
+	})
+	return ch
+}
+
+// lineKind names the kind of an input list's line for a Change.
+func lineKind(kind, name string) string {
+	switch kind {
+	case "dep":
+		return "dependency"
+	case "file":
+		if slices.Contains(Lockfiles, name) {
+			return "lockfile"
+		}
+	}
+	return kind
+}
+
+var kindOrder = []string{"format", "key", "entry", "platform", "workdir", "command", "env", "outputs", "inputs", "lockfile", "file"}
+
+// kindRank orders changes: the format first, the dependencies last,
+// kinds vx does not know just before them.
+func kindRank(kind string) int {
+	if i := slices.Index(kindOrder, kind); i >= 0 {
+		return i
+	}
+	if kind == "dependency" {
+		return len(kindOrder) + 1
+	}
+	return len(kindOrder)
+}
+
+// Describe says what c is, in a few words: "src/a.ts modified",
+// "variable NODE_ENV changed", "node-version v20.1.0 → v22.3.0".
+func (c Change) Describe() string {
+	old, new := strings.Join(c.Old, " "), strings.Join(c.New, " ")
+	name := quote.Name(c.Name)
+	switch c.Kind {
+	case "format":
+		return fmt.Sprintf("vx's key format changed (%s → %s): every entry misses", quote.Name(old), quote.Name(new))
+	case "key":
+		return "the key changed in a part vx cannot name"
+	case "entry":
+		return "its entry is gone (pruned) or unusable"
+	case "platform":
+		switch c.Change {
+		case "added":
+			return fmt.Sprintf("%s %s added", name, quote.Name(new))
+		case "removed":
+			return fmt.Sprintf("%s %s removed", name, quote.Name(old))
+		}
+		return fmt.Sprintf("%s %s → %s", name, quote.Name(old), quote.Name(new))
+	case "workdir":
+		return fmt.Sprintf("the project's directory changed (%s → %s)", quote.Name(old), quote.Name(new))
+	case "command":
+		return "the script changed"
+	case "env":
+		if c.Change == "modified" {
+			return "variable " + name + " changed"
+		}
+		return "variable " + name + " " + c.Change
+	case "outputs", "inputs":
+		if c.Change == "reordered" {
+			return "vx.json " + c.Kind + " reordered"
+		}
+		return fmt.Sprintf("vx.json %s: %s %s", c.Kind, c.Change, quote.Q(c.Name))
+	case "lockfile":
+		return "lockfile " + name + " " + c.Change
+	case "dependency":
+		switch c.Change {
+		case "added":
+			return "now depends on " + name
+		case "removed":
+			return "no longer depends on " + name
+		}
+		return "dependency " + name + " changed"
+	}
+	return name + " " + c.Change
+}
+
+// IsFile reports whether c is about one input file (a file or a lockfile,
+// or a line of a kind vx does not know).
+func (c Change) IsFile() bool {
+	return c.Kind == "file" || c.Kind == "lockfile" || kindRank(c.Kind) == len(kindOrder)
+}
+
+// reasonOf says in one line what changes hold: the first few, the files
+// counted.
+func reasonOf(ch []Change) string {
+	files := 0
+	for _, c := range ch {
+		if c.IsFile() {
+			files++
+		}
+	}
+	var parts []string
+	first := true
+	for _, c := range ch {
+		d := c.Describe()
+		if c.IsFile() {
+			if !first {
+				continue
+			}
+			first = false
+			switch {
+			case files == 2:
+				d += " and 1 more file"
+			case files > 2:
+				d += fmt.Sprintf(" and %d more files", files-1)
+			}
+		}
+		parts = append(parts, d)
+	}
+	const most = 4
+	if len(parts) > most {
+		parts = append(parts[:most], fmt.Sprintf("%d more changes", len(parts)-most))
+	}
+	return strings.Join(parts, "; ")
+}
