@@ -71,6 +71,7 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		Write:   write,
 		Warn:    p.Stderr,
 		GOOS:    p.GOOS,
+		Version: Version,
 	}
 	if rc != nil && (o.Read || (write && rc.Write)) {
 		// The helper starts on the first remote call: a run whose tasks

@@ -154,7 +154,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, envCmd, lsCmd, cacheCmd, completionCmd}
+	commands = []*command{runCmd, whyCmd, envCmd, lsCmd, cacheCmd, completionCmd}
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 	runCmd.flags = append(runCmd.flags, remoteFlags...)
 	runCmd.flags = append(runCmd.flags, remoteWriteFlag)
@@ -246,7 +246,8 @@ func mainHelp() string {
 	b.WriteString("Flags:\n  --help       show help\n  --version    print vx's version\n\n")
 	b.WriteString("Exit codes: 0 success, 1 a task failed, 2 usage or config error or a nested run,\n")
 	b.WriteString("the task's own code when one task ran, 128+N after signal N (130 Ctrl-C, 143 SIGTERM,\n")
-	b.WriteString("129 SIGHUP, 131 SIGQUIT, 141 when the output is closed). See docs/cli.md.\n")
+	b.WriteString("129 SIGHUP, 131 SIGQUIT, 141 when the output is closed); vx why: 1 when a task would miss.\n")
+	b.WriteString("See docs/cli.md.\n")
 	return b.String()
 }
 
@@ -280,7 +281,8 @@ var runCmd = &command{
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after a signal (Ctrl-C, SIGTERM, SIGHUP…), time tasks get before they are killed (default 5s)"},
 		{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
-		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands) as JSON to the file, or to stdout after the run"},
+		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands, why it missed the cache) as JSON to the file, or to stdout after the run"},
+		{name: "explain-misses", kind: boolFlag, usage: "say on stderr, one line per task that missed the cache, what changed since its last entry (vx why explains further)"},
 	},
 	run: runRun,
 }
@@ -401,6 +403,10 @@ func runRun(p *Process, a *parsed) (int, error) {
 			stdout = p.Stderr // stdout holds the summary only
 		}
 	}
+	if tc != nil {
+		tc.Explain = sum != nil || a.set["explain-misses"]
+		tc.LogMisses = a.set["explain-misses"]
+	}
 	if !p.gate.enter() {
 		return run.StopCode(p.Context), nil // Main has returned: start nothing
 	}
@@ -426,7 +432,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 		tc.Close()
 	}
 	if sum != nil {
-		if err := sum.write(p, ws.Root, out, a.after); err != nil {
+		if err := sum.write(p, ws.Root, out, a.after, tc); err != nil {
 			return out.Code(), err
 		}
 	}

@@ -203,6 +203,14 @@ func complete(p *Process, before []string, cur string) ([]candidate, bool) {
 	switch c.name {
 	case runCmd.name:
 		cands = runTasks(p, filters, named)
+	case whyCmd.name:
+		// What vx run takes; <project>#<task> once a # is typed (every
+		// project's tasks at once would be thousands in a large workspace).
+		if strings.Contains(cur, "#") {
+			cands = projectTasks(p)
+		} else {
+			cands = runTasks(p, filters, named)
+		}
 	case envCmd.name:
 		if len(named) == 0 {
 			cands = envTasks(p)
@@ -295,12 +303,29 @@ func envTasks(p *Process) []candidate {
 			cands = append(cands, candidate{name, script})
 		}
 	}
+	cands = append(cands, taskIDs(ws)...)
+	sort.Slice(cands, func(i, j int) bool { return cands[i].word < cands[j].word })
+	return cands
+}
+
+// projectTasks offers <project>#<task> for every project's scripts.
+func projectTasks(p *Process) []candidate {
+	ws, err := workspace.Discover(p.Dir)
+	if err != nil {
+		return nil
+	}
+	cands := taskIDs(ws)
+	sort.Slice(cands, func(i, j int) bool { return cands[i].word < cands[j].word })
+	return cands
+}
+
+func taskIDs(ws *workspace.Workspace) []candidate {
+	var cands []candidate
 	for _, pr := range ws.Projects {
 		for name, script := range pr.Scripts {
 			cands = append(cands, candidate{pr.Name + "#" + name, script})
 		}
 	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].word < cands[j].word })
 	return cands
 }
 

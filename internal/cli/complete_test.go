@@ -42,7 +42,7 @@ func TestComplete(t *testing.T) {
 		words []string // after "vx", the last being completed
 		want  string   // the whole output
 	}{
-		{"commands", root, []string{""}, ":plain\nrun\nenv\nls\ncache\ncompletion\nhelp\n"},
+		{"commands", root, []string{""}, ":plain\nrun\nwhy\nenv\nls\ncache\ncompletion\nhelp\n"},
 		{"command prefix", root, []string{"c"}, ":plain\ncache\ncompletion\n"},
 		{"top-level flags", root, []string{"--"}, ":plain\n--help\n--version\n"},
 		{"help topics", root, []string{"help", "e"}, ":plain\nenv\n"},
@@ -76,7 +76,13 @@ func TestComplete(t *testing.T) {
 		{"unknown command", root, []string{"bogus", ""}, ":plain\n"},
 		{"outside a workspace: nothing, no error", outside, []string{"run", ""}, ":plain\n"},
 		{"an empty word as older PowerShell passes it", web, []string{"run", `""`}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\ndev\tnext dev\n"},
-		{"no words at all", root, nil, ":plain\nrun\nenv\nls\ncache\ncompletion\nhelp\n"},
+		{"no words at all", root, nil, ":plain\nrun\nwhy\nenv\nls\ncache\ncompletion\nhelp\n"},
+		{"vx why: the tasks vx run takes", web, []string{"why", "b"}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\n"},
+		{"vx why --filter narrows them", root, []string{"why", "--filter", "@acme/ui", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
+		{"vx why: project#task once # is typed", web, []string{"why", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},
+		{"vx why: its flags", root, []string{"why", "--"}, ":plain\n--filter\n--json\n--cache-dir\n--help\n"},
+		{"vx why --cache-dir: a directory", root, []string{"why", "build", "--cache-dir", ""}, ":files\n"},
+		{"vx run --explain-misses", root, []string{"run", "--exp"}, ":plain\n--explain-misses\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/run"
 )
 
@@ -68,9 +69,18 @@ type taskSummary struct {
 	Signal     string     `json:"signal,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	Cache      string     `json:"cache"` // hit, miss, or off (not asked)
+	// MissReason: why a task missed the cache, what changed since its last
+	// entry (as vx why says it, without following dependencies).
+	MissReason *missReason `json:"missReason,omitempty"`
 }
 
-func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string) error {
+type missReason struct {
+	Text     string          `json:"text"`
+	Previous *cache.Previous `json:"previous"`
+	Changes  []cache.Change  `json:"changes"`
+}
+
+func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string, tc *run.TaskCache) error {
 	start, end := o.Start, o.Start.Add(o.Elapsed)
 	doc := runSummary{Version: Version, Args: p.Args, Root: root, Start: start, End: end, DurationMs: ms(o.Elapsed),
 		ExitCode: o.Code(), Tasks: make([]taskSummary, 0, len(o.Tasks))}
@@ -101,6 +111,11 @@ func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string
 		}
 		if t.Cache == "" {
 			t.Cache = "off"
+		}
+		if tc != nil && t.Cache == "miss" {
+			if w := tc.MissReason(n); w != nil {
+				t.MissReason = &missReason{Text: w.Reason, Previous: w.Previous, Changes: w.Changes}
+			}
 		}
 		doc.Tasks = append(doc.Tasks, t)
 	}

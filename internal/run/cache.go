@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // TaskCache connects [Execute] to the task cache: before a cacheable task
@@ -21,12 +23,17 @@ type TaskCache struct {
 	Parent []string             // vx's environment, where passThrough values come from
 	Args   []string             // the arguments after --, for target tasks
 	GOOS   string               // "" = the host's
+	// Explain: each miss gets its reason ([TaskCache.MissReason]), what
+	// changed since the task's last entry; LogMisses also says it on the
+	// cache's warning line, one line per missed task.
+	Explain, LogMisses bool
 
-	mu     sync.Mutex
-	status map[*Node]string // "hit", "remote-hit" or "miss", for the run's record
-	keys   map[*Node]*keyFuture
-	caps   map[*Node]*cache.Capture
-	saves  sync.WaitGroup
+	mu      sync.Mutex
+	status  map[*Node]string // "hit", "remote-hit" or "miss", for the run's record
+	reasons map[*Node]*cache.Why
+	keys    map[*Node]*keyFuture
+	caps    map[*Node]*cache.Capture
+	saves   sync.WaitGroup
 }
 
 // Key returns n's cache key (computed once per run). The keys of n's
@@ -204,6 +211,18 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	}
 	tc.C.CountMiss()
 	tc.setStatus(n, "miss")
+	if tc.Explain {
+		w := tc.C.ExplainMiss(k)
+		tc.mu.Lock()
+		if tc.reasons == nil {
+			tc.reasons = map[*Node]*cache.Why{}
+		}
+		tc.reasons[n] = w
+		tc.mu.Unlock()
+		if tc.LogMisses {
+			tc.C.Warnf("%s: cache miss: %s", quote.Name(n.ID), w.Reason)
+		}
+	}
 	cp, err := tc.C.NewCapture()
 	if err != nil {
 		tc.C.Warnf("%s: not cached: %v", n.ID, err)
@@ -234,6 +253,60 @@ func (tc *TaskCache) Status(n *Node) string {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	return tc.status[n]
+}
+
+// MissReason says why n missed the cache, when the run explains its
+// misses (Explain) and n missed; else nil.
+func (tc *TaskCache) MissReason(n *Node) *cache.Why {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.reasons[n]
+}
+
+// Why says whether n would hit the cache now and, when not, what changed
+// since its last entry, following the dependencies whose keys changed
+// (`vx why`).
+func (tc *TaskCache) Why(n *Node) *cache.Why {
+	if !n.Cacheable {
+		return &cache.Why{ID: n.ID, Cache: "off", Reason: NotCachedReason(n), Changes: []cache.Change{}}
+	}
+	k, err := tc.Key(n)
+	if err != nil {
+		return &cache.Why{ID: n.ID, Cache: "miss", Reason: fmt.Sprintf("no cache key: %v", err), Changes: []cache.Change{}}
+	}
+	byID := map[string]*Node{}
+	var walk func(*Node)
+	walk = func(m *Node) {
+		for _, d := range m.Deps {
+			if byID[d.ID] == nil {
+				byID[d.ID] = d
+				walk(d)
+			}
+		}
+	}
+	walk(n)
+	return tc.C.Why(k, func(id string) *cache.Key {
+		d := byID[id]
+		if d == nil {
+			return nil
+		}
+		dk, err := tc.Key(d)
+		if err != nil {
+			return nil
+		}
+		return dk
+	})
+}
+
+// NotCachedReason says why n is not cached.
+func NotCachedReason(n *Node) string {
+	switch {
+	case n.Config.Persistent:
+		return `not cached: the task is persistent ("persistent": true in vx.json)`
+	case n.Config.NoCache:
+		return `not cached: "cache": false in vx.json`
+	}
+	return "not cached: vx.json has no entry for " + quote.Q(n.Task) + " (a script without one never is)"
 }
 
 // after is called when n ended; ok is true when it exited 0.
