@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // whyFixture is a store and the parts of one task's key, to change one at
@@ -23,7 +25,7 @@ type whyFixture struct {
 
 func newWhyFixture(t *testing.T) *whyFixture {
 	t.Helper()
-	c, err := New(Options{Dir: t.TempDir(), Root: "/src/ws", Read: true, Write: true, Version: "v1.0.0"})
+	c, err := New(Options{Dir: testdir.New(t), Root: "/src/ws", Read: true, Write: true, Version: "v1.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +458,7 @@ func TestParseInputList(t *testing.T) {
 }
 
 func TestLastUseIsAtomicAndPerWorkspace(t *testing.T) {
-	s, err := OpenStore(t.TempDir())
+	s, err := OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
