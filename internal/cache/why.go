@@ -81,20 +81,42 @@ const (
 // Why says whether k would hit, and when not, what changed since the
 // task's last entry. depKey, when not nil, returns the key now of a task
 // k depends on, by id: a dependency whose key changed is explained in
-// turn, each once.
+// turn, each once. [Explainer] answers for several tasks at once.
 func (c *Cache) Why(k *Key, depKey func(id string) *Key) *Why {
-	if c.Has(k) {
-		return &Why{ID: k.spec.ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}}
-	}
-	return c.explainMiss(k, depKey)
+	return c.NewExplainer(depKey).Why(k)
 }
 
 // ExplainMiss says why k, which missed, missed: what changed since the
 // task's last entry. A dependency whose key changed is named, not
 // explained (a run explains its own miss).
-func (c *Cache) ExplainMiss(k *Key) *Why { return c.explainMiss(k, nil) }
+func (c *Cache) ExplainMiss(k *Key) *Why { return c.NewExplainer(nil).explainMiss(k) }
 
-func (c *Cache) explainMiss(k *Key, depKey func(id string) *Key) *Why {
+// Explainer answers [Cache.Why] for the tasks of one `vx why`: a
+// comparison made once in its answers (a task's with a given old key, for
+// itself or as a dependency) is not made again, so that a long chain of
+// dependencies is explained once, not once per dependent. A repeated
+// dependency's change has no Why: it is above.
+type Explainer struct {
+	c      *Cache
+	depKey func(id string) *Key
+	seen   map[string]bool // task id NUL old key: compared already
+}
+
+// NewExplainer returns an Explainer; depKey is as for [Cache.Why].
+func (c *Cache) NewExplainer(depKey func(id string) *Key) *Explainer {
+	return &Explainer{c: c, depKey: depKey, seen: map[string]bool{}}
+}
+
+// Why is [Cache.Why], each comparison once in x's answers.
+func (x *Explainer) Why(k *Key) *Why {
+	if x.c.Has(k) {
+		return &Why{ID: k.spec.ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}}
+	}
+	return x.explainMiss(k)
+}
+
+func (x *Explainer) explainMiss(k *Key) *Why {
+	c := x.c
 	w := &Why{ID: k.spec.ID, Cache: "miss", Key: k.Action.Hash, Changes: []Change{}}
 	if !c.opts.Read {
 		w.Reason = ReasonForced
@@ -111,7 +133,7 @@ func (c *Cache) explainMiss(k *Key, depKey func(id string) *Key) *Why {
 		w.Reason = reasonOf(w.Changes)
 		return w
 	}
-	x := &explainer{c: c, depKey: depKey, seen: map[string]bool{}}
+	x.seen[k.spec.ID+"\x00"+last.Action.Hash] = true
 	if err := x.compare(w, k, last.Action.Hash, last); err != nil {
 		w.Reason = "its last entry is gone (pruned)"
 		if !gone(err) {
@@ -128,13 +150,6 @@ func previousOf(u *LastUse) *Previous {
 		p.Time = &t
 	}
 	return p
-}
-
-// explainer compares keys, following dependencies.
-type explainer struct {
-	c      *Cache
-	depKey func(id string) *Key
-	seen   map[string]bool // dependency id and old key, explained already
 }
 
 // keyParts are the parts of a key as the store keeps them.
@@ -207,7 +222,7 @@ func gone(err error) bool {
 // hash is old; last, when it records that key, adds what the key does not
 // hold (the inputs globs). It fails when the old key's parts cannot be
 // read.
-func (x *explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
+func (x *Explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
 	was, err := x.c.store.readParts(old)
 	if err != nil {
 		return err
@@ -278,7 +293,7 @@ func (x *explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
 
 // dependency explains why the task id's key is no longer old, the key its
 // dependent's entry recorded; nil when that was explained already.
-func (x *explainer) dependency(id, old string) *Why {
+func (x *Explainer) dependency(id, old string) *Why {
 	if x.seen[id+"\x00"+old] {
 		return nil
 	}

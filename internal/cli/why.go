@@ -63,25 +63,26 @@ func runWhy(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	var whys []*cache.Why
-	code := whyAllHit
+	var targets []*run.Node
 	for _, n := range g.Nodes {
-		if !n.Target {
-			continue
+		if n.Target {
+			targets = append(targets, n)
 		}
-		var w *cache.Why
-		if tc != nil {
-			w = tc.Why(n)
-		} else {
-			w = &cache.Why{ID: n.ID, Cache: "off", Reason: run.NotCachedReason(n), Changes: []cache.Change{}}
+	}
+	var whys []*cache.Why
+	if tc != nil {
+		whys = tc.Why(targets)
+		tc.C.CloseReadOnly()
+	} else {
+		for _, n := range targets {
+			whys = append(whys, &cache.Why{ID: n.ID, Cache: "off", Reason: run.NotCachedReason(n), Changes: []cache.Change{}})
 		}
+	}
+	code := whyAllHit
+	for _, w := range whys {
 		if w.Cache != "hit" {
 			code = whyMiss
 		}
-		whys = append(whys, w)
-	}
-	if tc != nil {
-		tc.C.CloseReadOnly()
 	}
 	if a.set["json"] {
 		return code, writeJSON(p.Stdout, struct {

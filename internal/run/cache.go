@@ -263,17 +263,11 @@ func (tc *TaskCache) MissReason(n *Node) *cache.Why {
 	return tc.reasons[n]
 }
 
-// Why says whether n would hit the cache now and, when not, what changed
-// since its last entry, following the dependencies whose keys changed
-// (`vx why`).
-func (tc *TaskCache) Why(n *Node) *cache.Why {
-	if !n.Cacheable {
-		return &cache.Why{ID: n.ID, Cache: "off", Reason: NotCachedReason(n), Changes: []cache.Change{}}
-	}
-	k, err := tc.Key(n)
-	if err != nil {
-		return &cache.Why{ID: n.ID, Cache: "miss", Reason: fmt.Sprintf("no cache key: %v", err), Changes: []cache.Change{}}
-	}
+// Why says, for each of nodes, whether it would hit the cache now and,
+// when not, what changed since its last entry, following the dependencies
+// whose keys changed; each comparison is made once in the answers, the
+// first time (`vx why`).
+func (tc *TaskCache) Why(nodes []*Node) []*cache.Why {
 	byID := map[string]*Node{}
 	var walk func(*Node)
 	walk = func(m *Node) {
@@ -284,8 +278,10 @@ func (tc *TaskCache) Why(n *Node) *cache.Why {
 			}
 		}
 	}
-	walk(n)
-	return tc.C.Why(k, func(id string) *cache.Key {
+	for _, n := range nodes {
+		walk(n)
+	}
+	x := tc.C.NewExplainer(func(id string) *cache.Key {
 		d := byID[id]
 		if d == nil {
 			return nil
@@ -296,6 +292,20 @@ func (tc *TaskCache) Why(n *Node) *cache.Why {
 		}
 		return dk
 	})
+	out := make([]*cache.Why, 0, len(nodes))
+	for _, n := range nodes {
+		if !n.Cacheable {
+			out = append(out, &cache.Why{ID: n.ID, Cache: "off", Reason: NotCachedReason(n), Changes: []cache.Change{}})
+			continue
+		}
+		k, err := tc.Key(n)
+		if err != nil {
+			out = append(out, &cache.Why{ID: n.ID, Cache: "miss", Reason: fmt.Sprintf("no cache key: %v", err), Changes: []cache.Change{}})
+			continue
+		}
+		out = append(out, x.Why(k))
+	}
+	return out
 }
 
 // NotCachedReason says why n is not cached.
