@@ -73,8 +73,8 @@ type Change struct {
 
 // The reasons that are not a list of changes.
 const (
-	ReasonNeverStored = "never stored: first run, or the entry was pruned"
-	ReasonForced      = "--force: the cache was not read"
+	reasonNeverStored = "never stored: first run, or the entry was pruned"
+	reasonForced      = "--force: the cache was not read"
 	reasonHit         = "would hit: the store holds an entry for this key"
 )
 
@@ -119,12 +119,12 @@ func (x *Explainer) explainMiss(k *Key) *Why {
 	c := x.c
 	w := &Why{ID: k.spec.ID, Cache: "miss", Key: k.Action.Hash, Changes: []Change{}}
 	if !c.opts.Read {
-		w.Reason = ReasonForced
+		w.Reason = reasonForced
 		return w
 	}
 	last := c.store.ReadLast(c.opts.Root, k.spec.ID)
 	if last == nil {
-		w.Reason = ReasonNeverStored
+		w.Reason = reasonNeverStored
 		return w
 	}
 	w.Previous = previousOf(last)

@@ -266,8 +266,8 @@ func TestWhyHitAndNoRecord(t *testing.T) {
 	f := newWhyFixture(t)
 	k := f.key()
 	w := f.c.Why(k, nil)
-	if w.Cache != "miss" || w.Reason != ReasonNeverStored || w.Previous != nil || len(w.Changes) != 0 {
-		t.Errorf("nothing stored: got %+v, want a miss %q", w, ReasonNeverStored)
+	if w.Cache != "miss" || w.Reason != reasonNeverStored || w.Previous != nil || len(w.Changes) != 0 {
+		t.Errorf("nothing stored: got %+v, want a miss %q", w, reasonNeverStored)
 	}
 	f.store(t, k)
 	if w := f.c.Why(k, nil); w.Cache != "hit" || len(w.Changes) != 0 {
@@ -279,16 +279,16 @@ func TestWhyHitAndNoRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.spec.Argv = []string{"other"}
-	if w := o.Why(f.key(), nil); w.Reason != ReasonNeverStored {
-		t.Errorf("another workspace: %q, want %q", w.Reason, ReasonNeverStored)
+	if w := o.Why(f.key(), nil); w.Reason != reasonNeverStored {
+		t.Errorf("another workspace: %q, want %q", w.Reason, reasonNeverStored)
 	}
 	// --force reads nothing: that is the reason.
 	forced, err := New(Options{Dir: f.c.store.Dir, Root: "/src/ws", Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := forced.ExplainMiss(k); w.Reason != ReasonForced {
-		t.Errorf("--force: %q, want %q", w.Reason, ReasonForced)
+	if w := forced.ExplainMiss(k); w.Reason != reasonForced {
+		t.Errorf("--force: %q, want %q", w.Reason, reasonForced)
 	}
 }
 
@@ -330,8 +330,8 @@ func TestWhyAfterPrune(t *testing.T) {
 	if _, err := f.c.store.Prune(PruneOptions{MaxSize: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if w := f.c.Why(kept, nil); w.Reason != ReasonNeverStored {
-		t.Errorf("after prune: %q, want %q", w.Reason, ReasonNeverStored)
+	if w := f.c.Why(kept, nil); w.Reason != reasonNeverStored {
+		t.Errorf("after prune: %q, want %q", w.Reason, reasonNeverStored)
 	}
 }
 
