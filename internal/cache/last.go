@@ -112,7 +112,7 @@ func (s *Store) WriteLast(u LastUse) {
 	if err != nil {
 		return
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if sameContent(path, data) {
 		return
 	}
 	f, err := s.tempFile()
@@ -148,4 +148,17 @@ func (s *Store) pruneLast() {
 			os.Remove(p)
 		}
 	})
+}
+
+// sameContent reports whether the file at path holds data: one open and
+// one read (a hit asks it of its task's record).
+func sameContent(path string, data []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, len(data)+1)
+	n, _ := io.ReadFull(f, buf)
+	return n == len(data) && bytes.Equal(buf[:n], data)
 }
