@@ -36,6 +36,13 @@ type Options struct {
 	// UploadWait bounds how long Close waits for uploads still running;
 	// 0 = DefaultUploadWait. Uploads still running then are cancelled.
 	UploadWait time.Duration
+	// Context ends every remote call and wait of the cache when it is done
+	// (Ctrl-C): lookups and downloads stop, Close stops waiting for
+	// uploads. nil = never.
+	Context context.Context
+	// DryRun: the run only shows keys and whether the caches hold them
+	// (--dry-run); a remote entry is looked up but never downloaded.
+	DryRun bool
 	// MaxSize is the store's size cap applied by Close after a run that
 	// stored something: least recently used entries go first. 0 = 5 GiB,
 	// negative = no cap.
@@ -75,12 +82,18 @@ type Cache struct {
 	stored     int
 	warned     map[string]bool
 
-	bg           sync.WaitGroup // records of last use being written
+	bg           sync.WaitGroup  // records of last use being written
+	ctx          context.Context // Options.Context
+	remoteSem    chan struct{}   // bounds the remote lookups (with their downloads) at once
 	uploads      sync.WaitGroup
 	uploadCtx    context.Context // cancelled when Close stops waiting
 	cancelUpload context.CancelFunc
 	remoteHits   int
 }
+
+// remoteLookups bounds the tasks looked up in the remote cache at once
+// (each with its blobs, remoteFetches at a time).
+const remoteLookups = 8
 
 // remoteCallError marks an error that a Remote call returned: the Remote
 // has reported it already (or it is a miss), so the cache does not warn.
@@ -114,8 +127,12 @@ func New(o Options) (*Cache, error) {
 	if o.UploadWait == 0 {
 		o.UploadWait = DefaultUploadWait
 	}
-	c := &Cache{opts: o, store: st, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}}
-	c.uploadCtx, c.cancelUpload = context.WithCancel(context.Background())
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	c := &Cache{opts: o, store: st, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}, ctx: o.Context,
+		remoteSem: make(chan struct{}, remoteLookups)}
+	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git
@@ -368,46 +385,58 @@ func (h *Hit) Elapsed() time.Duration {
 }
 
 // Lookup returns the entry for k, from the local store, else from the
-// remote. A damaged, incomplete or unsafe entry is a miss with a warning.
+// remote (what [Cache.Prefetch] found, or a look of its own). A damaged,
+// incomplete or unsafe entry is a miss with a warning. It returns a miss
+// at once when the cache's Context ends.
 func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 	if !c.opts.Read {
 		return nil, false
 	}
-	h, err := c.lookupLocal(k)
-	if err == nil {
-		return h, true
+	p := c.prefetchOf(k, true)
+	select {
+	case <-p.done:
+	case <-c.ctx.Done():
+		return nil, false
 	}
-	if !errors.Is(err, ErrNotFound) {
-		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), err)
+	if p.err == nil {
+		return p.hit, true
 	}
-	if c.opts.Remote != nil {
-		h, err := c.lookupRemote(k)
-		if err == nil {
-			return h, true
-		}
-		var rce *remoteCallError
-		if !errors.Is(err, ErrNotFound) && !errors.As(err, &rce) {
-			c.warn("%s: remote cache: %v; running the task", k.spec.ID, err)
-		}
+	if !errors.Is(p.err, ErrNotFound) {
+		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), p.err)
+	}
+	if c.opts.Remote == nil {
+		return nil, false
+	}
+	select {
+	case <-p.remoteDone:
+	case <-c.ctx.Done():
+		return nil, false
+	}
+	if p.remoteErr == nil {
+		return p.remoteHit, true
+	}
+	var rce *remoteCallError
+	if !errors.Is(p.remoteErr, ErrNotFound) && !errors.As(p.remoteErr, &rce) && c.ctx.Err() == nil {
+		c.warn("%s: remote cache: %v; running the task", k.spec.ID, p.remoteErr)
 	}
 	return nil, false
 }
 
 // RemoteHas reports whether the remote cache holds a usable entry for k
 // (its blobs present on the server, its signature valid when signing is
-// on), without downloading it: what --dry-run shows.
+// on), without downloading it: what --dry-run shows. It asks only when
+// the local store has none.
 func (c *Cache) RemoteHas(k *Key) bool {
-	if c.opts.Remote == nil {
+	if c.opts.Remote == nil || !c.opts.Read {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	data, err := c.opts.Remote.GetActionResult(ctx, k.Action)
-	if err != nil {
+	p := c.prefetchOf(k, false)
+	select {
+	case <-p.remoteDone:
+	case <-c.ctx.Done():
 		return false
 	}
-	_, err = c.checkResult(k, data)
-	return err == nil
+	return p.remoteErr == nil
 }
 
 // HasRemote reports whether the cache has a remote.
@@ -416,8 +445,17 @@ func (c *Cache) HasRemote() bool { return c.opts.Remote != nil }
 // Has reports whether the local store holds a usable entry for k, without
 // restoring it.
 func (c *Cache) Has(k *Key) bool {
-	_, err := c.lookupLocal(k)
-	return err == nil
+	if !c.opts.Read {
+		_, err := c.readLocal(k)
+		return err == nil
+	}
+	p := c.prefetchOf(k, false)
+	select {
+	case <-p.done:
+	case <-c.ctx.Done():
+		return false
+	}
+	return p.err == nil
 }
 
 // Hit counts a restored entry, Miss a task that ran, for the summary of
@@ -425,39 +463,68 @@ func (c *Cache) Has(k *Key) bool {
 func (c *Cache) countHit()  { c.mu.Lock(); c.hits++; c.mu.Unlock() }
 func (c *Cache) CountMiss() { c.mu.Lock(); c.misses++; c.mu.Unlock() }
 
-// Prefetch looks k up in the local store in the background, for the
-// Lookup or Has that will come: the keys of a run are computed at once, on
-// all CPUs, while its tasks are looked up one after another.
+// Prefetch looks k up in the background, for the Lookup (or Has and
+// RemoteHas) that will come: the keys of a run are computed at once, on
+// all CPUs, while its tasks are looked up one after another. It looks in
+// the local store and, when that has no entry, in the remote cache:
+// remoteLookups tasks at a time, so that the latency of the server is paid
+// about once per run rather than once per task. A remote hit's blobs come
+// down into the local store then, unless the run is a dry run.
 func (c *Cache) Prefetch(k *Key) {
-	if !c.opts.Read {
-		return
+	if c.opts.Read {
+		c.prefetchOf(k, false)
 	}
-	p := &prefetch{done: make(chan struct{})}
-	if _, loaded := c.prefetched.LoadOrStore(k.Action.Hash, p); loaded {
-		return
-	}
-	go func() {
-		p.hit, p.err = c.readLocal(k)
-		close(p.done)
-	}()
 }
 
-// prefetch is a look in the local store; done is closed when it is over.
+// prefetch is a look for one key; done is closed when the local store's
+// answer is in, remoteDone when the remote's is (at once without a
+// remote, or after a local hit).
 type prefetch struct {
-	done chan struct{}
-	hit  *Hit
-	err  error
+	done       chan struct{}
+	hit        *Hit
+	err        error
+	remoteDone chan struct{}
+	remoteHit  *Hit
+	remoteErr  error
 }
 
-// lookupLocal returns the local store's entry for k: the one Prefetch
-// found (waiting for it if it is still looking), or a fresh look.
-func (c *Cache) lookupLocal(k *Key) (*Hit, error) {
-	if v, ok := c.prefetched.LoadAndDelete(k.Action.Hash); ok {
-		p := v.(*prefetch)
-		<-p.done
-		return p.hit, p.err
+// prefetchOf returns k's look, started now when there is none; take
+// removes it, since a restore uses it once.
+func (c *Cache) prefetchOf(k *Key, take bool) *prefetch {
+	p := &prefetch{done: make(chan struct{}), remoteDone: make(chan struct{})}
+	var v any
+	var loaded bool
+	if take {
+		v, loaded = c.prefetched.LoadAndDelete(k.Action.Hash)
+		if !loaded {
+			v, loaded = p, false
+		}
+	} else {
+		v, loaded = c.prefetched.LoadOrStore(k.Action.Hash, p)
 	}
-	return c.readLocal(k)
+	if loaded {
+		return v.(*prefetch)
+	}
+	go c.look(k, p)
+	return p
+}
+
+func (c *Cache) look(k *Key, p *prefetch) {
+	defer close(p.remoteDone)
+	p.hit, p.err = c.readLocal(k)
+	close(p.done)
+	p.remoteErr = ErrNotFound
+	if p.err == nil || c.opts.Remote == nil {
+		return
+	}
+	select {
+	case c.remoteSem <- struct{}{}:
+		defer func() { <-c.remoteSem }()
+	case <-c.ctx.Done():
+		p.remoteErr = c.ctx.Err()
+		return
+	}
+	p.remoteHit, p.remoteErr = c.lookupRemote(k)
 }
 
 func (c *Cache) readLocal(k *Key) (*Hit, error) {
@@ -492,9 +559,12 @@ func (c *Cache) checkResult(k *Key, data []byte) (*ActionResult, error) {
 	return r, nil
 }
 
+// lookupRemote asks the remote for k's entry and, unless the run is a dry
+// run, downloads its blobs into the local store and stores the entry
+// there. The Remote bounds each call (a lookup by its per-call deadline, a
+// download by an idle one); the cache's Context ends it all.
 func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := c.ctx
 	data, err := c.opts.Remote.GetActionResult(ctx, k.Action)
 	if err != nil {
 		return nil, fromRemote(err)
@@ -502,6 +572,9 @@ func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
 	r, err := c.checkResult(k, data)
 	if err != nil {
 		return nil, err
+	}
+	if c.opts.DryRun {
+		return &Hit{key: k, result: r, Remote: true}, nil
 	}
 	// The blobs come down in parallel (a few at a time): each is a round
 	// trip to the server, and a task's outputs are often many small files.
@@ -859,6 +932,14 @@ func (c *Cache) Close() Stats {
 	for waiting := true; waiting; {
 		select {
 		case <-waited:
+			waiting = false
+		case <-c.ctx.Done():
+			// Stopped (Ctrl-C): the uploads' calls end with it.
+			c.cancelUpload()
+			select {
+			case <-waited:
+			case <-time.After(time.Second):
+			}
 			waiting = false
 		case <-notice.C:
 			c.warn("remote cache: waiting for uploads to finish (at most %s)", c.opts.UploadWait)

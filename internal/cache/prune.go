@@ -216,12 +216,13 @@ func (s *Store) Status() (Status, error) {
 	if err := s.checkMark(); err != nil {
 		return st, err
 	}
-	for _, sub := range []string{"ac", "cas"} {
+	for _, sub := range []string{"ac", "cas", "last"} {
 		err := s.eachHashFile(sub, func(_ string, fi fs.FileInfo) {
 			st.Bytes += fi.Size()
-			if sub == "ac" {
+			switch sub {
+			case "ac":
 				st.Entries++
-			} else {
+			case "cas":
 				st.Blobs++
 			}
 		})

@@ -42,7 +42,10 @@ type Remote interface {
 	// the server's batch limit.
 	UploadBlobs(ctx context.Context, blobs []BlobSource) error
 	// ReadBlob writes the blob's content to w, or returns ErrNotFound. The
-	// caller verifies the digest of what it received.
+	// caller verifies the digest of what it received. Besides ctx, an
+	// implementation may bound it by an idle deadline (no bytes for a
+	// while) rather than a total one, so that a large blob is not cut off
+	// while its bytes flow.
 	ReadBlob(ctx context.Context, d Digest, w io.Writer) error
 	// Close ends the connection (and any helper process behind it).
 	Close() error

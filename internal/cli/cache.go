@@ -69,6 +69,8 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		Environ: p.Environ,
 		Read:    !a.set["force"],
 		Write:   write,
+		DryRun:  !write, // a run writes; only --dry-run does not
+		Context: p.Context,
 		Warn:    p.Stderr,
 		GOOS:    p.GOOS,
 		Version: Version,

@@ -112,8 +112,11 @@ func startRemote(p *Process, rc *remote.Config) (*remote.Client, error) {
 		warn(fmt.Sprintf("%v; continuing without the remote cache", strings.TrimPrefix(err.Error(), "remote: ")))
 		return nil, err
 	}
-	c, err := remote.Start(*rc, helper, helperEnv(p.Environ, p.GOOS), warn)
+	c, err := remote.Start(p.Context, *rc, helper, helperEnv(p.Environ, p.GOOS), warn)
 	if err != nil {
+		if p.Context.Err() != nil {
+			return nil, err // stopped (Ctrl-C): not the remote's fault
+		}
 		warn(fmt.Sprintf("%s; continuing without the remote cache", strings.TrimPrefix(rc.Redact(err.Error()), "remote: ")))
 		return nil, err
 	}
@@ -173,7 +176,7 @@ func probeRemote(p *Process, rc *remote.Config) *remoteStatus {
 		rs.Error = strings.TrimPrefix(err.Error(), "remote: ")
 		return rs
 	}
-	c, err := remote.Start(*rc, helper, helperEnv(p.Environ, p.GOOS), func(s string) {
+	c, err := remote.Start(p.Context, *rc, helper, helperEnv(p.Environ, p.GOOS), func(s string) {
 		if first == "" {
 			first = s
 		}
@@ -183,7 +186,7 @@ func probeRemote(p *Process, rc *remote.Config) *remoteStatus {
 		return rs
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), remote.DefaultTimeout+time.Second)
+	ctx, cancel := context.WithTimeout(p.Context, remote.DefaultTimeout+time.Second)
 	defer cancel()
 	caps, err := c.Capabilities(ctx)
 	if err != nil {

@@ -73,7 +73,7 @@ func startClient(t *testing.T, cfg remote.Config) (*remote.Client, *warnings) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 20 * time.Second // a loaded test machine, not a dead server
 	}
-	c, err := remote.Start(cfg, helperBinary(t), os.Environ(), w.add)
+	c, err := remote.Start(context.Background(), cfg, helperBinary(t), os.Environ(), w.add)
 	if err != nil {
 		t.Fatal(err)
 	}

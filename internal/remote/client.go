@@ -43,22 +43,35 @@ type Client struct {
 }
 
 type call struct {
-	mu      sync.Mutex
-	w       io.Writer // where data frames go (readBlob)
-	werr    error     // w failed: the bytes are dropped, the call fails
-	dropped bool      // the caller left: drop data
-	resp    chan *wire.Response
+	mu       sync.Mutex
+	w        io.Writer     // where data frames go (readBlob)
+	werr     error         // w failed: the bytes are dropped, the call fails
+	dropped  bool          // the caller left: drop data
+	progress chan struct{} // a data frame arrived (readBlob's idle deadline)
+	resp     chan *wire.Response
 }
 
+// Timing of the helper's end, so that a hung helper (or a child of it that
+// holds its pipes) never holds vx up: Close gives it closeGrace to exit
+// after its stdin closes, then kills it, and stops reading its output
+// pipes waitDelay after it exited.
+const (
+	closeGrace = 500 * time.Millisecond
+	waitDelay  = 500 * time.Millisecond
+)
+
 // Start starts the helper at path with env as its environment and says
-// hello. warn receives the one warning of the run (without "vx: "). The
-// helper is ended by [Client.Close] or when vx exits (its stdin closes).
-func Start(cfg Config, path string, env []string, warn func(string)) (*Client, error) {
+// hello, waiting at most cfg.Timeout for the answer, or until ctx ends
+// (Ctrl-C). warn receives the one warning of the run (without "vx: ").
+// The helper is ended by [Client.Close] or when vx exits (its stdin
+// closes).
+func Start(ctx context.Context, cfg Config, path string, env []string, warn func(string)) (*Client, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(path)
 	cmd.Env = env
+	cmd.WaitDelay = waitDelay
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("remote: cannot start %s: %w", path, err)
@@ -85,15 +98,11 @@ func Start(cfg Config, path string, env []string, warn func(string)) (*Client, e
 	c.exitErr = wait
 	c.stop = func() error {
 		stdin.Close()
-		select {
-		case <-c.done:
-		case <-time.After(2 * time.Second):
-		}
-		t := time.AfterFunc(2*time.Second, func() { cmd.Process.Kill() })
+		t := time.AfterFunc(closeGrace, func() { cmd.Process.Kill() })
 		defer t.Stop()
 		return wait()
 	}
-	if err := c.hello(); err != nil {
+	if err := c.hello(ctx); err != nil {
 		cmd.Process.Kill()
 		wait()
 		return nil, err
@@ -114,7 +123,7 @@ func NewPipeClient(cfg Config, in io.WriteCloser, out io.Reader, warn func(strin
 		<-c.done
 		return nil
 	}
-	if err := c.hello(); err != nil {
+	if err := c.hello(context.Background()); err != nil {
 		c.stop()
 		return nil, err
 	}
@@ -133,12 +142,10 @@ func newClient(cfg Config, in io.WriteCloser, out io.Reader, warn func(string)) 
 	return c
 }
 
-func (c *Client) hello() error {
+func (c *Client) hello(ctx context.Context) error {
 	h := &wire.Hello{Version: wire.Version, URL: c.cfg.URL, Instance: c.cfg.Instance, Header: c.cfg.Header,
 		TLSCert: c.cfg.TLSCert, TLSKey: c.cfg.TLSKey, TLSCA: c.cfg.TLSCA, SigningKey: c.cfg.SigningKey}
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
-	defer cancel()
-	resp, err := c.roundTrip(ctx, &wire.Request{Op: wire.OpHello, Hello: h}, nil, 0)
+	resp, err := c.roundTrip(ctx, &wire.Request{Op: wire.OpHello, Hello: h}, nil, c.cfg.Timeout, 0)
 	if err != nil {
 		return fmt.Errorf("remote: the helper did not answer: %s", c.cfg.Redact(err.Error()))
 	}
@@ -180,6 +187,10 @@ func (c *Client) read(out io.Reader) {
 				}
 			}
 			cl.mu.Unlock()
+			select {
+			case cl.progress <- struct{}{}:
+			default:
+			}
 		case wire.KindResponse:
 			var resp wire.Response
 			if err := json.Unmarshal(f.Payload, &resp); err != nil {
@@ -219,8 +230,14 @@ func (c *Client) die(err error) {
 
 // roundTrip sends one request and waits for its response. w receives the
 // data frames. ctx bounds the wait; the helper is given timeout (or ctx's
-// deadline) as the call's own deadline.
-func (c *Client) roundTrip(ctx context.Context, req *wire.Request, w io.Writer, timeout time.Duration) (*wire.Response, error) {
+// deadline) as the call's own deadline. With idle > 0 the call fails when
+// no data frame or answer came for that long, however long it has run:
+// a large blob may take minutes while its bytes flow.
+//
+// Neither a helper that stops reading its input nor one that stops
+// answering holds the caller past ctx: the request is written from
+// another goroutine, and a cancellation too.
+func (c *Client) roundTrip(ctx context.Context, req *wire.Request, w io.Writer, timeout, idle time.Duration) (*wire.Response, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -233,7 +250,7 @@ func (c *Client) roundTrip(ctx context.Context, req *wire.Request, w io.Writer, 
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{w: w, resp: make(chan *wire.Response, 1)}
+	cl := &call{w: w, resp: make(chan *wire.Response, 1), progress: make(chan struct{}, 1)}
 	c.mu.Lock()
 	if c.dead != nil {
 		c.mu.Unlock()
@@ -243,40 +260,66 @@ func (c *Client) roundTrip(ctx context.Context, req *wire.Request, w io.Writer, 
 	id := c.nextID
 	c.calls[id] = cl
 	c.mu.Unlock()
+	written := make(chan error, 1)
+	go func() { written <- c.write(wire.Frame{Kind: wire.KindRequest, ID: id, Payload: payload}) }()
+	var idleC <-chan time.Time
+	var idleTimer *time.Timer
+	if idle > 0 {
+		idleTimer = time.NewTimer(idle)
+		defer idleTimer.Stop()
+		idleC = idleTimer.C
+	}
+	for {
+		select {
+		case err := <-written:
+			written = nil
+			if err != nil {
+				c.forget(id, cl)
+				c.mu.Lock()
+				dead := c.dead
+				c.mu.Unlock()
+				if dead != nil {
+					return nil, dead
+				}
+				return nil, fmt.Errorf("the pipe to vx-remote broke: %w", err)
+			}
+		case resp := <-cl.resp:
+			if resp == nil {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return nil, c.dead
+			}
+			cl.mu.Lock()
+			werr := cl.werr
+			cl.mu.Unlock()
+			if werr != nil && resp.Error == nil {
+				return nil, &localError{werr}
+			}
+			return resp, nil
+		case <-cl.progress:
+			idleTimer.Reset(idle)
+		case <-idleC:
+			c.cancel(id, cl)
+			return nil, fmt.Errorf("no data for %s", idle)
+		case <-ctx.Done():
+			c.cancel(id, cl)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// write sends one frame to the helper.
+func (c *Client) write(f wire.Frame) error {
 	c.wmu.Lock()
-	err = wire.WriteFrame(c.in, wire.Frame{Kind: wire.KindRequest, ID: id, Payload: payload})
-	c.wmu.Unlock()
-	if err != nil {
-		c.forget(id, cl)
-		c.mu.Lock()
-		dead := c.dead
-		c.mu.Unlock()
-		if dead != nil {
-			return nil, dead
-		}
-		return nil, fmt.Errorf("the pipe to vx-remote broke: %w", err)
-	}
-	select {
-	case resp := <-cl.resp:
-		if resp == nil {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			return nil, c.dead
-		}
-		cl.mu.Lock()
-		werr := cl.werr
-		cl.mu.Unlock()
-		if werr != nil && resp.Error == nil {
-			return nil, &localError{werr}
-		}
-		return resp, nil
-	case <-ctx.Done():
-		c.forget(id, cl)
-		c.wmu.Lock()
-		wire.WriteFrame(c.in, wire.Frame{Kind: wire.KindCancel, ID: id})
-		c.wmu.Unlock()
-		return nil, ctx.Err()
-	}
+	defer c.wmu.Unlock()
+	return wire.WriteFrame(c.in, f)
+}
+
+// cancel gives up on a call: its data and answer are dropped, and the
+// helper is told, without waiting for a helper that does not read.
+func (c *Client) cancel(id uint32, cl *call) {
+	c.forget(id, cl)
+	go c.write(wire.Frame{Kind: wire.KindCancel, ID: id})
 }
 
 func (c *Client) forget(id uint32, cl *call) {
@@ -298,14 +341,14 @@ func (e *localError) Unwrap() error { return e.err }
 // do runs a call and sorts its outcome: a miss comes back as an error
 // matching cache.ErrNotFound, a fault turns the remote off (one warning)
 // and comes back wrapped in ErrDisabled's message.
-func (c *Client) do(ctx context.Context, req *wire.Request, w io.Writer, timeout time.Duration) (*wire.Response, error) {
+func (c *Client) do(ctx context.Context, req *wire.Request, w io.Writer, timeout, idle time.Duration) (*wire.Response, error) {
 	c.mu.Lock()
 	fault := c.fault
 	c.mu.Unlock()
 	if fault != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDisabled, fault)
 	}
-	resp, err := c.roundTrip(ctx, req, w, timeout)
+	resp, err := c.roundTrip(ctx, req, w, timeout, idle)
 	if err == nil && resp.Error == nil {
 		return resp, nil
 	}
@@ -381,7 +424,7 @@ func (c *Client) URL() string { return c.url }
 
 // Capabilities asks the server what it supports.
 func (c *Client) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
-	resp, err := c.do(ctx, &wire.Request{Op: wire.OpCapabilities}, nil, c.cfg.Timeout)
+	resp, err := c.do(ctx, &wire.Request{Op: wire.OpCapabilities}, nil, c.cfg.Timeout, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +436,7 @@ func (c *Client) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
 
 // GetActionResult implements [cache.Remote].
 func (c *Client) GetActionResult(ctx context.Context, action cache.Digest) ([]byte, error) {
-	resp, err := c.do(ctx, &wire.Request{Op: wire.OpGetActionResult, Action: &action}, nil, c.cfg.Timeout)
+	resp, err := c.do(ctx, &wire.Request{Op: wire.OpGetActionResult, Action: &action}, nil, c.cfg.Timeout, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +449,7 @@ func (c *Client) UpdateActionResult(ctx context.Context, action cache.Digest, re
 	if !c.cfg.Write {
 		return errors.New("remote: the remote cache is read-only for this run (--remote-write or VX_REMOTE_WRITE=1 allows writing)")
 	}
-	_, err := c.do(ctx, &wire.Request{Op: wire.OpUpdateActionResult, Action: &action, Result: result}, nil, c.cfg.Timeout)
+	_, err := c.do(ctx, &wire.Request{Op: wire.OpUpdateActionResult, Action: &action, Result: result}, nil, c.cfg.Timeout, 0)
 	return err
 }
 
@@ -415,7 +458,7 @@ func (c *Client) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]
 	if len(blobs) == 0 {
 		return nil, nil
 	}
-	resp, err := c.do(ctx, &wire.Request{Op: wire.OpFindMissingBlobs, Digests: blobs}, nil, c.cfg.Timeout)
+	resp, err := c.do(ctx, &wire.Request{Op: wire.OpFindMissingBlobs, Digests: blobs}, nil, c.cfg.Timeout, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -434,21 +477,23 @@ func (c *Client) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) erro
 	for _, b := range blobs {
 		total += b.Digest.Size
 	}
-	_, err := c.do(ctx, &wire.Request{Op: wire.OpUploadBlobs, Blobs: blobs}, nil, c.transferTimeout(total))
+	_, err := c.do(ctx, &wire.Request{Op: wire.OpUploadBlobs, Blobs: blobs}, nil, c.transferTimeout(total), 0)
 	return err
 }
 
-// ReadBlob implements [cache.Remote]. The caller verifies the digest.
+// ReadBlob implements [cache.Remote]. The caller verifies the digest. A
+// blob has no total deadline, only an idle one: the call fails when no
+// bytes came for the per-call timeout, and lasts as long as they flow.
 func (c *Client) ReadBlob(ctx context.Context, d cache.Digest, w io.Writer) error {
 	if d.Size == 0 {
 		return nil
 	}
-	_, err := c.do(ctx, &wire.Request{Op: wire.OpReadBlob, Digests: []cache.Digest{d}}, w, c.transferTimeout(d.Size))
+	_, err := c.do(ctx, &wire.Request{Op: wire.OpReadBlob, Digests: []cache.Digest{d}}, w, 0, c.cfg.Timeout)
 	return err
 }
 
-// transferTimeout allows a blob transfer the per-call deadline plus one
-// second per MiB.
+// transferTimeout allows an upload the per-call deadline plus one second
+// per MiB.
 func (c *Client) transferTimeout(size int64) time.Duration {
 	return c.cfg.Timeout + time.Duration(size>>20)*time.Second
 }

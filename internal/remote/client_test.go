@@ -339,3 +339,77 @@ func TestLazy(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// TestClientHelperStopsReading: a helper that stops reading its input
+// (hung) never holds a call past its context, nor the calls after it.
+func TestClientHelperStopsReading(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		f, _ := wire.ReadFrame(inR) // the hello, answered; then nothing is read
+		b, _ := json.Marshal(&wire.Response{Version: wire.Version})
+		wire.WriteFrame(outW, wire.Frame{Kind: wire.KindResponse, ID: f.ID, Payload: b})
+	}()
+	c, err := NewPipeClient(Config{URL: "grpc://h:1", Timeout: 200 * time.Millisecond}, inW, outR, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); outW.Close() })
+	for i := 0; i < 3; i++ {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.GetActionResult(context.Background(), cache.Digest{Hash: "x", Size: 1})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("a call to a helper that reads nothing succeeded")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %d to a helper that reads nothing outlived its 200ms deadline by 10s", i)
+		}
+	}
+}
+
+// TestClientReadBlobIdle: a blob has an idle deadline, not a total one:
+// bytes that keep coming are read however long they take; bytes that stop
+// fail the call after the per-call timeout.
+func TestClientReadBlobIdle(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	steady := bytes.Repeat([]byte("x"), 20)
+	f := &fake{read: func(ctx context.Context, d cache.Digest, w io.Writer) error {
+		for i := range steady {
+			if d.Hash == "stalls" && i == 2 {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			if _, err := w.Write(steady[i : i+1]); err != nil {
+				return err
+			}
+			select {
+			case <-time.After(timeout / 6):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}}
+	c, warns, _ := pipeClient(t, f, Config{Timeout: timeout})
+	var buf bytes.Buffer
+	// 20 bytes, one every 50ms: 1s in all, more than three timeouts.
+	if err := c.ReadBlob(context.Background(), cache.Digest{Hash: "steady", Size: int64(len(steady))}, &buf); err != nil || buf.Len() != len(steady) {
+		t.Fatalf("steady blob: %d bytes, %v", buf.Len(), err)
+	}
+	start := time.Now()
+	err := c.ReadBlob(context.Background(), cache.Digest{Hash: "stalls", Size: int64(len(steady))}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "no data for 300ms") {
+		t.Fatalf("stalled blob: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("a stalled blob took %v to fail with a 300ms idle deadline", d)
+	}
+	if len(*warns) != 1 {
+		t.Errorf("warnings = %q, want one", *warns)
+	}
+}

@@ -341,8 +341,16 @@ func (tc *TaskCache) after(n *Node, ok bool) {
 	}()
 }
 
-// Close waits for the results being stored and closes the cache.
+// Close waits for the results being stored and closes the cache. The
+// captures of tasks that never ended (the run was stopped as they were
+// about to start) are dropped.
 func (tc *TaskCache) Close() cache.Stats {
 	tc.saves.Wait()
+	tc.mu.Lock()
+	for n, cp := range tc.caps {
+		cp.Discard()
+		delete(tc.caps, n)
+	}
+	tc.mu.Unlock()
 	return tc.C.Close()
 }

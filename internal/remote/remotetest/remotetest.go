@@ -2,6 +2,8 @@
 // bazel-remote` into bin/, from the tools module) for end-to-end tests of
 // the remote cache, and builds the vx-remote helper. Tests that need the
 // server skip with a message saying how to build it when it is absent.
+// [Fake] is an in-process server for the faults a real one cannot be made
+// to show: latency, hangs, slow and stalled downloads.
 package remotetest
 
 import (
