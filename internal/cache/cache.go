@@ -430,7 +430,7 @@ func (c *Cache) RemoteHas(k *Key) bool {
 	if c.opts.Remote == nil || !c.opts.Read {
 		return false
 	}
-	p := c.prefetchOf(k, false)
+	p := c.prefetchOf(k, true)
 	select {
 	case <-p.remoteDone:
 	case <-c.ctx.Done():
@@ -443,17 +443,22 @@ func (c *Cache) RemoteHas(k *Key) bool {
 func (c *Cache) HasRemote() bool { return c.opts.Remote != nil }
 
 // Has reports whether the local store holds a usable entry for k, without
-// restoring it.
+// restoring it: what [Cache.Prefetch] found, else a fresh look. A
+// prefetch that found none is left for RemoteHas.
 func (c *Cache) Has(k *Key) bool {
-	if !c.opts.Read {
+	v, ok := c.prefetched.Load(k.Action.Hash)
+	if !ok {
 		_, err := c.readLocal(k)
 		return err == nil
 	}
-	p := c.prefetchOf(k, false)
+	p := v.(*prefetch)
 	select {
 	case <-p.done:
 	case <-c.ctx.Done():
 		return false
+	}
+	if p.err == nil || c.opts.Remote == nil {
+		c.prefetched.Delete(k.Action.Hash)
 	}
 	return p.err == nil
 }
@@ -488,17 +493,16 @@ type prefetch struct {
 	remoteErr  error
 }
 
-// prefetchOf returns k's look, started now when there is none; take
-// removes it, since a restore uses it once.
+// prefetchOf returns k's look, started now when there is none. take
+// removes it (its answer is used once: the store may change after it)
+// and never leaves a new one behind; otherwise a new one stays for the
+// Lookup to come.
 func (c *Cache) prefetchOf(k *Key, take bool) *prefetch {
 	p := &prefetch{done: make(chan struct{}), remoteDone: make(chan struct{})}
 	var v any
 	var loaded bool
 	if take {
 		v, loaded = c.prefetched.LoadAndDelete(k.Action.Hash)
-		if !loaded {
-			v, loaded = p, false
-		}
 	} else {
 		v, loaded = c.prefetched.LoadOrStore(k.Action.Hash, p)
 	}
