@@ -164,6 +164,21 @@ type Options struct {
 	// Kill, closed once ctx is done, kills every running tree at once
 	// instead of waiting out Grace (vx closes it on a second signal).
 	Kill <-chan struct{}
+
+	// Observer, when set, is told when each task starts and ends
+	// (vx run --profile).
+	Observer Observer
+}
+
+// An Observer is told when each task of a run starts and ends: started
+// once its process started, its shell could not be found, or the cache
+// was asked for it; ended with what became of it. A task that never
+// starts (skipped) is not reported. Execute calls the methods from one
+// goroutine, in the order of events: a task that takes a slot another
+// task left is reported started after that task was reported ended.
+type Observer interface {
+	TaskStarted(n *Node, at time.Time)
+	TaskEnded(tr TaskRun)
 }
 
 // Outcome says how a run ended.
@@ -297,6 +312,11 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 
 	nullOut, nullErr := isNullDevice(opts.Stdout), isNullDevice(opts.Stderr)
 	shells := &exec.ShellCache{} // files checked for the shell, once per run
+	started := func(n *Node) {
+		if opts.Observer != nil {
+			opts.Observer.TaskStarted(n, out.Tasks[n.index].Start)
+		}
+	}
 	startTask := func(n *Node) {
 		spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace, Shells: shells}
 		if n.Target {
@@ -346,6 +366,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 					out.Tasks[n.index].Cache = "remote-hit"
 					out.Remote++
 				}
+				started(n)
 				go func() { results <- result{n: n, closer: closer, end: time.Now(), cached: true} }()
 				running[n] = nil
 				return
@@ -368,6 +389,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 				}
 				err = fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in vx.json)", err, path)
 			}
+			started(n)
 			end := time.Now()
 			go func() { results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end} }()
 			running[n] = nil
@@ -375,6 +397,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 		}
 		running[n] = p
 		out.Tasks[n.index].Argv = p.Argv()
+		started(n)
 		go func() {
 			res, err := p.Wait()
 			results <- result{n: n, res: res, err: err, closer: closer, end: time.Now()}
@@ -485,6 +508,9 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 				if !opts.Continue {
 					stopping = true
 				}
+			}
+			if opts.Observer != nil {
+				opts.Observer.TaskEnded(*tr)
 			}
 			for _, d := range dependents[r.n.index] {
 				if failed {
