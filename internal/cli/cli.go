@@ -154,7 +154,8 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, whyCmd, envCmd, lsCmd, cacheCmd, completionCmd}
+	commands = []*command{runCmd, whyCmd, envCmd, lsCmd, graphCmd, cacheCmd, completionCmd}
+	runCmd.flags = append(append([]flagSpec{}, selectFlags...), runCmd.flags...)
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 	runCmd.flags = append(runCmd.flags, remoteFlags...)
 	runCmd.flags = append(runCmd.flags, remoteWriteFlag)
@@ -273,9 +274,6 @@ var runCmd = &command{
 	summary: "run tasks (package.json scripts) with their dependencies",
 	usage:   "vx run <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--continue] [--dry-run[=json]] [-- <args>]",
 	flags: []flagSpec{
-		{name: "filter", kind: listFlag, arg: "<selector>", usage: "select projects as pnpm does: name, glob, ./dir, {dir}, name..., ...name, ^, !sel, [git-ref] (repeatable)"},
-		{name: "affected", kind: boolFlag, usage: "only the projects with files changed since the base (git), and their dependents"},
-		{name: "base", kind: stringFlag, arg: "<ref>", usage: "what --affected compares with (default: $VX_BASE, else origin/HEAD, main, master)"},
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
@@ -283,6 +281,7 @@ var runCmd = &command{
 		{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands, why it missed the cache) as JSON to the file, or to stdout after the run"},
 		{name: "explain-misses", kind: boolFlag, usage: "say on stderr, one line per task that missed the cache, what changed since its last entry (vx why explains further)"},
+		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},
 	},
 	run: runRun,
 }
@@ -313,15 +312,9 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if dry && dryFormat != "" && dryFormat != "json" {
 		return ExitUsage, usagef("--dry-run takes no value or =json, not %q", dryFormat)
 	}
-	base := a.str("base")
-	if a.set["base"] && !a.set["affected"] {
-		return ExitUsage, usagef("--base names what --affected compares with; add --affected")
-	}
-	if a.set["base"] && base == "" {
-		return ExitUsage, usagef("--base needs a git ref, e.g. --base origin/main")
-	}
-	if base == "" {
-		base = run.EnvBase(p.Environ, p.GOOS)
+	base, err := affectedBase(p, a)
+	if err != nil {
+		return ExitUsage, err
 	}
 	if len(a.pos) == 0 {
 		ws, err := workspace.Discover(p.Dir)
@@ -353,6 +346,9 @@ func runRun(p *Process, a *parsed) (int, error) {
 	}
 	if dry && a.set["summary"] {
 		return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
+	}
+	if dry && a.set["profile"] {
+		return ExitUsage, usagef("--profile records a run; --dry-run runs nothing (vx graph shows the plan)")
 	}
 	if g.Base != "" {
 		fmt.Fprintf(p.Stderr, "vx: --affected: compared with %s\n", g.Base)
@@ -407,6 +403,12 @@ func runRun(p *Process, a *parsed) (int, error) {
 		tc.Explain = sum != nil || a.set["explain-misses"]
 		tc.LogMisses = a.set["explain-misses"]
 	}
+	var prof *profileOut
+	if a.set["profile"] {
+		if prof, err = openProfile(p, a.str("profile")); err != nil {
+			return ExitUsage, err
+		}
+	}
 	if !p.gate.enter() {
 		return run.StopCode(p.Context), nil // Main has returned: start nothing
 	}
@@ -427,12 +429,18 @@ func runRun(p *Process, a *parsed) (int, error) {
 
 		LogOrder:      logOrder,
 		GitHubActions: github,
+		Observer:      prof.observer(),
 	})
 	if tc != nil {
 		tc.Close()
 	}
 	if sum != nil {
 		if err := sum.write(p, ws.Root, out, a.after, tc); err != nil {
+			return out.Code(), err
+		}
+	}
+	if prof != nil {
+		if err := prof.write(p, out); err != nil {
 			return out.Code(), err
 		}
 	}

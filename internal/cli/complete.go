@@ -201,7 +201,7 @@ func complete(p *Process, before []string, cur string) ([]candidate, bool) {
 		return matching(cands, cur), false
 	}
 	switch c.name {
-	case runCmd.name:
+	case runCmd.name, graphCmd.name:
 		cands = runTasks(p, filters, named)
 	case whyCmd.name:
 		// What vx run takes; <project>#<task> once a # is typed (every
@@ -242,7 +242,7 @@ func flagValues(p *Process, c *command, flag string) ([]candidate, bool) {
 		return []candidate{{"grouped", "each task's output in one block when it ends"}, {"stream", "lines as they come, prefixed with the task"}}, false
 	case "summary":
 		return []candidate{{"json", "the summary as JSON on stdout"}}, true
-	case "cache-dir":
+	case "cache-dir", "profile", "html":
 		return nil, true
 	}
 	return nil, false

@@ -42,7 +42,7 @@ func TestComplete(t *testing.T) {
 		words []string // after "vx", the last being completed
 		want  string   // the whole output
 	}{
-		{"commands", root, []string{""}, ":plain\nrun\nwhy\nenv\nls\ncache\ncompletion\nhelp\n"},
+		{"commands", root, []string{""}, ":plain\nrun\nwhy\nenv\nls\ngraph\ncache\ncompletion\nhelp\n"},
 		{"command prefix", root, []string{"c"}, ":plain\ncache\ncompletion\n"},
 		{"top-level flags", root, []string{"--"}, ":plain\n--help\n--version\n"},
 		{"help topics", root, []string{"help", "e"}, ":plain\nenv\n"},
@@ -67,6 +67,10 @@ func TestComplete(t *testing.T) {
 		{"after -- the script's arguments: files", root, []string{"run", "build", "--", ""}, ":files\n"},
 		{"--summary: json or a file", root, []string{"run", "build", "--summary", ""}, ":files\njson\tthe summary as JSON on stdout\n"},
 		{"--dry-run=", root, []string{"run", "--dry-run="}, ":plain\n--dry-run=json\tthe plan as JSON\n"},
+		{"--profile: a file", root, []string{"run", "build", "--profile", ""}, ":files\n"},
+		{"vx graph: the tasks vx run offers", root, []string{"graph", "--filter", "@acme/*", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
+		{"vx graph: its flags", root, []string{"graph", "build", "--h"}, ":plain\n--html\n--help\n"},
+		{"vx graph --html: a file", root, []string{"graph", "build", "--html", ""}, ":files\n"},
 		{"vx env in a project", web, []string{"env", "d"}, ":plain\ndev\tnext dev\n"},
 		{"vx env at the root: project#task", root, []string{"env", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},
 		{"vx env takes one task", web, []string{"env", "dev", ""}, ":plain\n"},
@@ -76,7 +80,7 @@ func TestComplete(t *testing.T) {
 		{"unknown command", root, []string{"bogus", ""}, ":plain\n"},
 		{"outside a workspace: nothing, no error", outside, []string{"run", ""}, ":plain\n"},
 		{"an empty word as older PowerShell passes it", web, []string{"run", `""`}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\ndev\tnext dev\n"},
-		{"no words at all", root, nil, ":plain\nrun\nwhy\nenv\nls\ncache\ncompletion\nhelp\n"},
+		{"no words at all", root, nil, ":plain\nrun\nwhy\nenv\nls\ngraph\ncache\ncompletion\nhelp\n"},
 		{"vx why: the tasks vx run takes", web, []string{"why", "b"}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\n"},
 		{"vx why --filter narrows them", root, []string{"why", "--filter", "@acme/ui", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
 		{"vx why: project#task once # is typed", web, []string{"why", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},
