@@ -321,8 +321,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 		if err != nil {
 			return ExitUsage, err
 		}
-		return listTasks(p, ws, run.Selection{Filters: a.vals["filter"], Dir: p.Dir, Affected: a.set["affected"], Base: base,
-			Git: run.NewGit(p.Environ), GOOS: p.GOOS})
+		return listTasks(p, ws, selection(p, a, base)) // no tasks: a.pos is empty
 	}
 	ws, cfg, err := load(p)
 	if err != nil {
@@ -336,8 +335,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 			return ExitUsage, err
 		}
 	}
-	g, err := run.Plan(ws, cfg, run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir,
-		Affected: a.set["affected"], Base: base, Git: run.NewGit(p.Environ), GOOS: p.GOOS})
+	g, err := run.Plan(ws, cfg, selection(p, a, base))
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -350,15 +348,8 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if dry && a.set["profile"] {
 		return ExitUsage, usagef("--profile records a run; --dry-run runs nothing (vx graph shows the plan)")
 	}
-	if g.Base != "" {
-		fmt.Fprintf(p.Stderr, "vx: --affected: compared with %s\n", g.Base)
-	}
+	notePlan(p, g, a.pos, "nothing to run")
 	if len(g.Nodes) == 0 {
-		which := "selected"
-		if g.Base != "" {
-			which = "affected"
-		}
-		fmt.Fprintf(p.Stderr, "vx: nothing to run: no %s project has %s\n", which, strings.Join(a.pos, " or "))
 		if dry && dryFormat == "json" {
 			return ExitOK, printPlan(p.Stdout, nil, g.Notes, nil, g.Base, true)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
@@ -47,21 +46,11 @@ func runGraph(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	g, err := run.Plan(ws, cfg, run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir,
-		Affected: a.set["affected"], Base: base, Git: run.NewGit(p.Environ), GOOS: p.GOOS})
+	g, err := run.Plan(ws, cfg, selection(p, a, base))
 	if err != nil {
 		return ExitUsage, err
 	}
-	if g.Base != "" {
-		fmt.Fprintf(p.Stderr, "vx: --affected: compared with %s\n", g.Base)
-	}
-	if len(g.Nodes) == 0 {
-		which := "selected"
-		if g.Base != "" {
-			which = "affected"
-		}
-		fmt.Fprintf(p.Stderr, "vx: the graph is empty: no %s project has %s\n", which, strings.Join(a.pos, " or "))
-	}
+	notePlan(p, g, a.pos, "the graph is empty")
 	var cacheOf func(*run.Node) view.CacheInfo
 	if a.set["json"] || a.set["html"] {
 		// The keys, as vx run --dry-run computes them: nothing runs,

@@ -1,6 +1,11 @@
 package cli
 
-import "github.com/vxrun/vx/internal/run"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vxrun/vx/internal/run"
+)
 
 // selectFlags choose the tasks of a plan, in vx run and vx graph alike.
 var selectFlags = []flagSpec{
@@ -23,4 +28,25 @@ func affectedBase(p *Process, a *parsed) (string, error) {
 		base = run.EnvBase(p.Environ, p.GOOS)
 	}
 	return base, nil
+}
+
+// selection is what the command line's tasks and selection flags ask for.
+func selection(p *Process, a *parsed, base string) run.Selection {
+	return run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir, Affected: a.set["affected"], Base: base,
+		Git: run.NewGit(p.Environ), GOOS: p.GOOS}
+}
+
+// notePlan says on stderr what --affected compared with, and, when the
+// plan is empty, why: "<empty>: no affected project has build".
+func notePlan(p *Process, g *run.Graph, tasks []string, empty string) {
+	if g.Base != "" {
+		fmt.Fprintf(p.Stderr, "vx: --affected: compared with %s\n", g.Base)
+	}
+	if len(g.Nodes) == 0 {
+		which := "selected"
+		if g.Base != "" {
+			which = "affected"
+		}
+		fmt.Fprintf(p.Stderr, "vx: %s: no %s project has %s\n", empty, which, strings.Join(tasks, " or "))
+	}
 }
