@@ -19,11 +19,12 @@ var graphCmd = &command{
 }
 
 func init() {
+	cacheDir, _ := findFlag(cacheRunFlags, "cache-dir")
 	graphCmd.flags = append(append([]flagSpec{}, selectFlags...),
 		flagSpec{name: "json", kind: boolFlag, usage: "print the graph as JSON: tasks with their cache state (hit, remote-hit, miss, off), and edges"},
 		flagSpec{name: "html", kind: stringFlag, arg: "<file>", usage: "write the graph as one HTML page that works offline (- for stdout)"},
 		flagSpec{name: "no-cache", kind: boolFlag, usage: "do not compute cache keys: every task's cache state is off"},
-		cacheRunFlags[2], // --cache-dir
+		cacheDir,
 	)
 	graphCmd.flags = append(graphCmd.flags, remoteFlags...)
 }
@@ -54,7 +55,7 @@ func runGraph(p *Process, a *parsed) (int, error) {
 	var cacheOf func(*run.Node) view.CacheInfo
 	if a.set["json"] || a.set["html"] {
 		// The keys, as vx run --dry-run computes them: nothing runs,
-		// nothing is stored or downloaded.
+		// nothing is stored, no output is downloaded.
 		rc, err := remoteConfig(p, a, cfg)
 		if err != nil {
 			return ExitUsage, err
