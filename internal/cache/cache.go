@@ -257,7 +257,7 @@ func (c *Cache) probeNode(path, real string, env []string) string {
 	if err != nil {
 		return ""
 	}
-	mkey := memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+	mkey := memoKeyOf(real, fi, false)
 	if e, ok := c.sc.memo.get(nodeVersionKey + real); ok && e.memoKey == mkey {
 		return e.st.id
 	}

@@ -515,8 +515,8 @@ type hashed struct {
 }
 
 // hashFiles returns the state of the files at the root-relative paths,
-// taking ids from the memo when a file's size, modification time and inode
-// are those recorded, hashing the others on all CPUs.
+// taking ids from the memo when a file's size, modification and change
+// times and inode are those recorded, hashing the others on all CPUs.
 func (sc *scanner) hashFiles(paths []string, sha256Repo bool) ([]hashed, error) {
 	jobs := make([]hashed, len(paths))
 	var next int
@@ -572,7 +572,7 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 	if !fi.Mode().IsRegular() && !isLink {
 		return fileState{}, false, nil
 	}
-	mkey := memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi), sha256: sha256Repo}
+	mkey := memoKeyOf(abs, fi, sha256Repo)
 	if e, ok := sc.memo.get(abs); ok && e.memoKey == mkey {
 		return e.st, true, nil
 	}
@@ -606,9 +606,7 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 		}
 	}
 	st := fileState{id: hex.EncodeToString(h.Sum(nil)), exec: !isLink && fi.Mode()&0o111 != 0}
-	// A file modified in the last two seconds may change again within the
-	// same timestamp tick: not memoised (git's "racy clean" rule).
-	if now.Sub(fi.ModTime()) > 2*time.Second {
+	if !mkey.changedLately(now) {
 		sc.memo.put(abs, memoEntry{memoKey: mkey, st: st})
 	}
 	return st, true, nil

@@ -2,15 +2,17 @@ package cache
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // memo remembers the id of files vx hashed, by absolute path, with the
-// size, modification time and inode they had, so that a file that did not
-// change is not read again. It lives in the store (file "memo") and is
+// size, modification and change times and inode they had (memoKey), so
+// that a file that did not change is not read again. It lives in the store (file "memo") and is
 // read at the first use and written back, whole, when it changed.
 type memo struct {
 	path string
@@ -21,10 +23,27 @@ type memo struct {
 	dirty   bool
 }
 
+// memoKey is what the memo knows a file by, besides its path: a file
+// whose memoKey is the one recorded did not change (see changeStamp).
 type memoKey struct {
-	size, mtime int64
-	ino         uint64
-	sha256      bool // the id is a SHA-256 git id
+	size, mtime, ctime int64 // mtime and ctime in nanoseconds
+	ino                uint64
+	sha256             bool // the id is a SHA-256 git id
+}
+
+// memoKeyOf returns the memoKey of the file at abs, whose Lstat is fi.
+func memoKeyOf(abs string, fi fs.FileInfo, sha256Repo bool) memoKey {
+	ctime, ino := changeStamp(abs, fi)
+	return memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, sha256: sha256Repo}
+}
+
+// changedLately reports whether the file of k was written, or its times
+// set, less than two seconds before now: it may change again within the
+// same tick of the file system's clock, keeping its times, so it is not
+// memoised (git's "racy clean" rule).
+func (k memoKey) changedLately(now time.Time) bool {
+	last := max(k.mtime, k.ctime)
+	return now.UnixNano()-last < int64(2*time.Second)
 }
 
 type memoEntry struct {
@@ -43,9 +62,9 @@ func (m *memo) load() {
 			return
 		}
 		data = data[len(memoMagic):]
-		// Records: path NUL size NUL mtime NUL ino NUL flags NUL id NUL.
+		// Records: path NUL size NUL mtime NUL ctime NUL ino NUL flags NUL id NUL.
 		for len(data) > 0 {
-			var f [6][]byte
+			var f [7][]byte
 			ok := true
 			for i := range f {
 				j := bytes.IndexByte(data, 0)
@@ -60,19 +79,20 @@ func (m *memo) load() {
 			}
 			size, e1 := strconv.ParseInt(string(f[1]), 10, 64)
 			mtime, e2 := strconv.ParseInt(string(f[2]), 10, 64)
-			ino, e3 := strconv.ParseUint(string(f[3]), 10, 64)
-			if e1 != nil || e2 != nil || e3 != nil || len(f[4]) != 2 {
+			ctime, e3 := strconv.ParseInt(string(f[3]), 10, 64)
+			ino, e4 := strconv.ParseUint(string(f[4]), 10, 64)
+			if e1 != nil || e2 != nil || e3 != nil || e4 != nil || len(f[5]) != 2 {
 				continue
 			}
 			m.entries[string(f[0])] = memoEntry{
-				memoKey: memoKey{size: size, mtime: mtime, ino: ino, sha256: f[4][1] == 's'},
-				st:      fileState{id: string(f[5]), exec: f[4][0] == 'x'},
+				memoKey: memoKey{size: size, mtime: mtime, ctime: ctime, ino: ino, sha256: f[5][1] == 's'},
+				st:      fileState{id: string(f[6]), exec: f[5][0] == 'x'},
 			}
 		}
 	})
 }
 
-const memoMagic = "vxmemo1\x00"
+const memoMagic = "vxmemo2\x00"
 
 // nodeVersionKey followed by the path of a node program is the memo's key
 // for its version (the memo's keys are otherwise absolute paths, which
@@ -134,6 +154,8 @@ func (m *memo) save(tmpDir string) error {
 		b.WriteString(strconv.FormatInt(e.size, 10))
 		b.WriteByte(0)
 		b.WriteString(strconv.FormatInt(e.mtime, 10))
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(e.ctime, 10))
 		b.WriteByte(0)
 		b.WriteString(strconv.FormatUint(e.ino, 10))
 		b.WriteByte(0)
