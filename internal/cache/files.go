@@ -215,7 +215,9 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 
 // trackedFromGit lists the tracked files under the pathspec spec with git:
 // the snapshot of their blob ids as the index has them, and those that
-// differ in the work tree (changed, deleted, or of another type).
+// differ in the work tree (changed, deleted, of another type, or with
+// another executable bit), and those git does not look at (assume-unchanged,
+// skip-worktree), which are read from the disk.
 func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, error) {
 	var tracked, diff []byte
 	var terr, derr error
@@ -223,10 +225,19 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 	go func() {
 		defer close(done)
 		// --ignore-submodules: a submodule is its recorded commit, as in
-		// trackedFromIndex.
-		diff, derr = sc.runGit(append([]string{"diff-files", "--name-only", "-z", "--relative", "--ignore-submodules=all"}, spec...)...)
+		// trackedFromIndex. core.fileMode=true: a file whose executable bit
+		// changed is listed even where git is told to overlook it; the task
+		// sees the disk's bit. (Windows has no executable bit: see
+		// diskExec.)
+		args := []string{"diff-files", "--name-only", "-z", "--relative", "--ignore-submodules=all"}
+		if diskExec {
+			args = append([]string{"-c", "core.fileMode=true"}, args...)
+		}
+		diff, derr = sc.runGit(append(args, spec...)...)
 	}()
-	tracked, terr = sc.runGit(append([]string{"ls-files", "-s", "-z"}, spec...)...)
+	// -v tags each entry: "H" for one git looks at, a lower-case letter
+	// for an entry marked assume-unchanged, "S" for skip-worktree.
+	tracked, terr = sc.runGit(append([]string{"ls-files", "-s", "-v", "-z"}, spec...)...)
 	<-done
 	if terr != nil {
 		return nil, nil, false, terr
@@ -236,6 +247,7 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 	}
 	snap := &snapshot{git: true}
 	sha256Repo := false
+	var flagged []string // entries git does not look at
 	for len(tracked) > 0 {
 		i := bytes.IndexByte(tracked, 0)
 		if i < 0 {
@@ -243,7 +255,12 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 		}
 		line := tracked[:i]
 		tracked = tracked[i+1:]
-		// <mode> SP <object> SP <stage> TAB <path>
+		// <tag> SP <mode> SP <object> SP <stage> TAB <path>
+		if len(line) < 2 || line[1] != ' ' {
+			return nil, nil, false, fmt.Errorf("cache: unexpected git ls-files output %q", line)
+		}
+		look := line[0] == 'H'
+		line = line[2:]
 		tab := bytes.IndexByte(line, '\t')
 		sp1 := bytes.IndexByte(line, ' ')
 		if tab < 0 || sp1 < 0 || sp1 > tab {
@@ -263,7 +280,10 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 			continue // an unmerged path is listed once per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: id, exec: string(mode) == "100755"})
+		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755"})
+		if !look {
+			flagged = append(flagged, p)
+		}
 	}
 	if !sort.StringsAreSorted(snap.paths) {
 		// git sorts by bytes as Go does; be safe anyway.
@@ -274,7 +294,7 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 		snap = newSnapshot(m)
 		snap.git = true
 	}
-	var changed []string
+	changed := flagged
 	for _, p := range bytes.Split(diff, []byte{0}) {
 		if s := string(p); s != "" && !hasNodeModules(s) && !sc.skipped(s) {
 			changed = append(changed, s)
@@ -282,6 +302,11 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 	}
 	return snap, changed, sha256Repo, nil
 }
+
+// diskExec is false where files have no executable bit (Windows): there
+// every file counts as not executable, as hashOne reads it from the disk,
+// whatever mode git records.
+const diskExec = goos != "windows"
 
 // trackedFromIndex is trackedFromGit without git: it reads the index of
 // the repository whose work tree is the root and finds the changed files
@@ -343,9 +368,12 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 		switch {
 		case e.stage != 0 || e.intentToAdd:
 			changed = append(changed, p)
-		case e.skip || e.mode == 0o160000:
+		case e.mode == 0o160000:
 			// Taken from the index as git does (a submodule is its commit).
 		default:
+			// Entries marked assume-unchanged or skip-worktree too: git does
+			// not look at their files, but the task reads them.
+
 			check = append(check, e)
 		}
 	}

@@ -31,8 +31,8 @@ type indexEntry struct {
 	at    int32  // where the entry starts in the file: its stat data
 	stage uint8  // 0, or 1-3 for an unmerged path
 	// skip is set for an entry whose file git does not look at: marked
-	// assume-unchanged or skip-worktree (sparse checkout). Its id is taken
-	// as it is, as git does.
+	// assume-unchanged or skip-worktree (sparse checkout). vx looks at it
+	// as at any other: the task reads the file, whatever git overlooks.
 	skip        bool
 	intentToAdd bool // "git add -N": no content recorded yet
 }
