@@ -14,6 +14,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,9 @@ import (
 type fileState struct {
 	id   string
 	exec bool
+	// gitlink marks a submodule's entry (its id is a commit) while a scan
+	// runs: scanGit replaces it by the submodule's files.
+	gitlink bool
 }
 
 // snapshot is the state of the workspace's files: every file git knows or
@@ -130,11 +134,12 @@ func (s *snapshot) apply(results []hashed) {
 
 // scanner takes snapshots of the files under root.
 type scanner struct {
-	root string
-	env  []string // vx's environment, for git
-	git  string   // the git program, "" when not found
-	memo *memo
-	skip string // a directory relative to root whose files are never inputs (the store), or ""
+	root  string
+	env   []string // vx's environment, for git
+	git   string   // the git program, "" when not found
+	memo  *memo
+	skip  string // a directory relative to root whose files are never inputs (the store), or ""
+	depth int    // how deep the repository of root is nested in the workspace's (0: it is the workspace's)
 }
 
 // scan returns the files under the root-relative directories dirs (all of
@@ -178,6 +183,7 @@ func (sc *scanner) runGit(args ...string) ([]byte, error) {
 // lstat per file, on all CPUs) where it can be, else from git diff-files;
 // git lists the untracked files meanwhile.
 func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
+	dirs = sc.liftNested(dirs)
 	spec := append([]string{"--"}, dirs...)
 	var untracked []byte
 	var uerr error
@@ -197,20 +203,140 @@ func (sc *scanner) scanGit(dirs []string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	var nested []string // repositories inside this one: submodules, and untracked ones
+	for i, st := range snap.states {
+		if st.gitlink {
+			nested = append(nested, snap.paths[i])
+		}
+	}
 	for _, p := range bytes.Split(untracked, []byte{0}) {
-		if len(p) == 0 || p[len(p)-1] == '/' {
-			continue // a nested repository shows as "dir/"
+		if len(p) == 0 {
+			continue
 		}
-		if s := string(p); !hasNodeModules(s) && !sc.skipped(s) {
-			changed = append(changed, s)
+		s := string(p)
+		if hasNodeModules(s) || sc.skipped(s) {
+			continue
 		}
+		if s[len(s)-1] == '/' {
+			nested = append(nested, s[:len(s)-1]) // a repository that is not a submodule shows as "dir/"
+			continue
+		}
+		changed = append(changed, s)
 	}
 	results, err := sc.hashFiles(changed, sha256Repo)
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range nested {
+		files, err := sc.scanNested(p)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, hashed{rel: p}) // the gitlink, if any, goes
+		results = append(results, files...)
+	}
 	snap.apply(results)
 	return snap, nil
+}
+
+// maxNesting bounds how deep repositories may be nested in the workspace's.
+const maxNesting = 8
+
+// scanNested returns the files of the repository nested at p (relative to
+// the root): a submodule or a repository git does not track. The task sees
+// its work tree, not the commit the index records for a submodule, so its
+// files count as they are there: its tracked files and the untracked ones
+// its own ignore rules do not ignore, scanned as the workspace's are. A
+// submodule that is not checked out (no .git in its directory) counts as
+// whatever files its directory holds.
+func (sc *scanner) scanNested(p string) ([]hashed, error) {
+	if sc.depth >= maxNesting {
+		return nil, fmt.Errorf("cache: %s: repositories nested more than %d deep", p, maxNesting)
+	}
+	var snap *snapshot
+	var err error
+	if _, serr := os.Lstat(filepath.Join(sc.root, filepath.FromSlash(p), ".git")); serr == nil {
+		sub := &scanner{root: filepath.Join(sc.root, filepath.FromSlash(p)), env: withoutRepoEnv(sc.env), git: sc.git, memo: sc.memo, depth: sc.depth + 1}
+		if rest, ok := strings.CutPrefix(sc.skip, p+"/"); ok {
+			sub.skip = rest
+		}
+		snap, err = sub.scanGit(nil)
+		if errors.Is(err, errNoRepo) {
+			snap, err = sc.scanWalk([]string{p})
+			p = "" // scanWalk's paths are from the root already
+		}
+	} else {
+		snap, err = sc.scanWalk([]string{p})
+		p = ""
+	}
+	if err != nil {
+		return nil, err
+	}
+	files := make([]hashed, len(snap.paths))
+	for i, rel := range snap.paths {
+		if p != "" {
+			rel = p + "/" + rel
+		}
+		files[i] = hashed{rel: rel, st: snap.states[i], ok: true}
+	}
+	return files, nil
+}
+
+// liftNested returns dirs with each directory that lies inside a nested
+// repository (a directory with a .git, or a submodule .gitmodules names,
+// checked out or not) replaced by that repository's directory: git refuses
+// a pathspec inside a submodule, and the nested repository is scanned
+// whole.
+func (sc *scanner) liftNested(dirs []string) []string {
+	if len(dirs) == 0 {
+		return dirs
+	}
+	submodules := map[string]bool{}
+	if b, err := os.ReadFile(filepath.Join(sc.root, ".gitmodules")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.TrimSpace(k) == "path" {
+				submodules[strings.Trim(strings.TrimSpace(v), `"`)] = true
+			}
+		}
+	}
+	var out []string
+	for i, d := range dirs {
+		for j := 1; j < len(d); j++ {
+			if d[j] != '/' {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(sc.root, filepath.FromSlash(d[:j]), ".git")); err == nil || submodules[d[:j]] {
+				if out == nil {
+					out = append([]string(nil), dirs...)
+				}
+				out[i] = d[:j]
+				break
+			}
+		}
+	}
+	if out == nil {
+		return dirs
+	}
+	return out
+}
+
+// repoEnv are the variables that tie git to one repository (git rev-parse
+// --local-env-vars): a nested repository is scanned without them.
+var repoEnv = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_INDEX_FILE",
+	"GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
+	"GIT_COMMON_DIR"}
+
+func withoutRepoEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(repoEnv, name) && !strings.HasPrefix(name, "GIT_CONFIG_KEY_") && !strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // trackedFromGit lists the tracked files under the pathspec spec with git:
@@ -224,8 +350,8 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		// --ignore-submodules: a submodule is its recorded commit, as in
-		// trackedFromIndex. core.fileMode=true: a file whose executable bit
+		// --ignore-submodules: scanGit reads a submodule's files.
+		// core.fileMode=true: a file whose executable bit
 		// changed is listed even where git is told to overlook it; the task
 		// sees the disk's bit. (Windows has no executable bit: see
 		// diskExec.)
@@ -280,7 +406,7 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 			continue // an unmerged path is listed once per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755"})
+		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755", gitlink: string(mode) == "160000"})
 		if !look {
 			flagged = append(flagged, p)
 		}
@@ -364,12 +490,12 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 			continue // an unmerged path has an entry per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755})
+		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755, gitlink: e.mode == 0o160000})
 		switch {
 		case e.stage != 0 || e.intentToAdd:
 			changed = append(changed, p)
 		case e.mode == 0o160000:
-			// Taken from the index as git does (a submodule is its commit).
+			// A submodule: scanGit reads its files.
 		default:
 			// Entries marked assume-unchanged or skip-worktree too: git does
 			// not look at their files, but the task reads them.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -174,4 +175,77 @@ func TestFilesGitOverlooks(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestNestedRepositories: the files of a submodule, and of a repository
+// inside the workspace that git does not track, count as they are in their
+// work trees (their tracked files, changed or not, and the untracked ones
+// their ignore rules do not ignore), not as the commit the index records:
+// an edit inside a submodule changes the key. Also when the scan is
+// restricted to a directory inside the submodule.
+func TestNestedRepositories(t *testing.T) {
+	lib := newGitRepo(t)
+	lib.write("pkg/index.js", "export const lib = 1\n", 0o644)
+	lib.write(".gitignore", "*.log\n", 0o644)
+	lib.git("add", "-A")
+	lib.git("commit", "-qm", "lib")
+
+	r := newGitRepo(t)
+	r.write("app/index.js", "app\n", 0o644)
+	r.git("add", "-A")
+	r.git("commit", "-qm", "app")
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "vendor/lib")
+	r.git("commit", "-qm", "submodule")
+	inner := &gitRepo{t: t, root: filepath.Join(r.root, "inner"), env: r.env}
+	os.MkdirAll(inner.root, 0o755)
+	inner.git("init", "-q")
+	inner.write("tracked.txt", "tracked in inner\n", 0o644)
+	inner.git("add", "-A")
+	inner.git("-c", "commit.gpgsign=false", "commit", "-qm", "inner")
+
+	r.write("vendor/lib/pkg/index.js", "export const lib = 2 // edited in the submodule\n", 0o644)
+	r.write("vendor/lib/pkg/new.js", "untracked in the submodule\n", 0o644)
+	r.write("vendor/lib/pkg/debug.log", "ignored by the submodule\n", 0o644)
+	r.write("inner/untracked.txt", "untracked in inner\n", 0o644)
+
+	want := r.diskStates("app/index.js", ".gitmodules", "vendor/lib/.gitignore", "vendor/lib/pkg/index.js",
+		"vendor/lib/pkg/new.js", "inner/tracked.txt", "inner/untracked.txt")
+	check := func(want map[string]fileState) {
+		t.Helper()
+		for _, throughGit := range []bool{false, true} {
+			for _, dirs := range [][]string{nil, {"vendor/lib/pkg", "inner", "app", ".gitmodules"}} {
+				sc := r.scanner()
+				if throughGit { // as in a git hook: the index is not read directly
+					sc.env = append(sc.env, "GIT_INDEX_FILE="+filepath.Join(r.root, ".git", "index"))
+				}
+				snap, err := sc.scan(dirs)
+				if err != nil {
+					t.Fatalf("scan %q: %v", dirs, err)
+				}
+				got := map[string]fileState{}
+				for i, p := range snap.paths {
+					got[p] = snap.states[i]
+				}
+				want := maps.Clone(want)
+				if dirs != nil { // not asked for; the whole submodule may come
+					delete(want, "vendor/lib/.gitignore")
+					delete(got, "vendor/lib/.gitignore")
+				}
+				if diff := cmp.Diff(want, got, cmp.AllowUnexported(fileState{})); diff != "" {
+					t.Errorf("scan %q, through git %v (-disk +vx):\n%s", dirs, throughGit, diff)
+				}
+			}
+		}
+	}
+	check(want)
+
+	// A submodule that is not checked out: what its directory holds.
+	r.git("submodule", "deinit", "-q", "-f", "vendor/lib")
+	delete(want, "vendor/lib/.gitignore")
+	delete(want, "vendor/lib/pkg/index.js")
+	delete(want, "vendor/lib/pkg/new.js")
+	check(want)
+	r.write("vendor/lib/pkg/stray.js", "a file in a submodule that is not checked out\n", 0o644)
+	want["vendor/lib/pkg/stray.js"] = r.diskStates("vendor/lib/pkg/stray.js")["vendor/lib/pkg/stray.js"]
+	check(want)
 }
