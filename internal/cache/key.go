@@ -13,7 +13,7 @@ import (
 
 // FormatVersion is the cache format version. It is the Action's salt, so
 // changing it makes every old entry a miss.
-const FormatVersion = "vx-cache-1"
+const FormatVersion = "vx-cache-2"
 
 // Lockfiles are the workspace-level lockfiles every key covers, relative
 // to the root.
