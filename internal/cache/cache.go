@@ -253,11 +253,11 @@ type nodeProbe struct {
 // symbolic links are resolved): from the memo when the program is the one
 // it recorded, else from node --version.
 func (c *Cache) probeNode(path, real string, env []string) string {
-	fi, err := os.Stat(real)
+	fi, err := lstat(real)
 	if err != nil {
 		return ""
 	}
-	mkey := memoKeyOf(real, fi, false)
+	mkey := memoKeyOf(fi, false)
 	if e, ok := c.sc.memo.get(nodeVersionKey + real); ok && e.memoKey == mkey {
 		return e.st.id
 	}
@@ -737,6 +737,10 @@ type Capture struct {
 
 	mu     sync.Mutex
 	broken error // a write to the files failed: the logs are incomplete
+
+	// inputs[i] is the metadata of the key's input file i as the task
+	// started (the zero fileStat: not there).
+	inputs []fileStat
 }
 
 // Tee returns a writer that writes to w (nil: nowhere) and keeps a copy
@@ -766,8 +770,11 @@ func (t *teeWriter) Write(p []byte) (int, error) {
 	return t.w.Write(p)
 }
 
-// NewCapture returns files to copy a task's stdout and stderr into.
-func (c *Cache) NewCapture() (*Capture, error) {
+// NewCapture returns files to copy into the stdout and stderr of the task
+// of k, which is about to start, and notes the metadata of k's input files
+// as they are now, so that Save can tell a file written while the task ran
+// from one that was not, even when its content was put back.
+func (c *Cache) NewCapture(k *Key) (*Capture, error) {
 	o, err := c.store.tempFile()
 	if err != nil {
 		return nil, err
@@ -778,7 +785,42 @@ func (c *Cache) NewCapture() (*Capture, error) {
 		os.Remove(o.Name())
 		return nil, err
 	}
-	return &Capture{Stdout: o, Stderr: e, Start: time.Now()}, nil
+	return &Capture{Stdout: o, Stderr: e, Start: time.Now(), inputs: noteInputs(c.opts.Root, k.Inputs)}, nil
+}
+
+// racyTick is longer than the tick of the clock that file systems take
+// times from (a few milliseconds on Linux, about 16 on Windows).
+const racyTick = 20 * time.Millisecond
+
+// noteInputs returns the metadata of files, root-relative. A write gives a
+// file a new change time (Unix's ctime, NTFS's ChangeTime), but two writes
+// within one tick of the file system's clock may give it the same one: when
+// a file was written less than racyTick ago, noteInputs waits until
+// racyTick has passed since, so that any later write gives it another.
+func noteInputs(root string, files []InputFile) []fileStat {
+	sts := make([]fileStat, len(files))
+	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { sts[i] = st })
+	var latest int64
+	for _, st := range sts {
+		latest = max(latest, st.mtime, st.ctime)
+	}
+	if wait := time.Duration(latest-time.Now().UnixNano()) + racyTick; wait > 0 {
+		time.Sleep(min(wait, racyTick))
+	}
+	return sts
+}
+
+// writtenSince returns the first of k's input files whose metadata is not
+// what noted says (noteInputs), or "".
+func writtenSince(root string, files []InputFile, noted []fileStat) string {
+	now := make([]fileStat, len(files))
+	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { now[i] = st })
+	for i := range files {
+		if now[i] != noted[i] {
+			return files[i].Path
+		}
+	}
+	return ""
 }
 
 // Discard removes a capture that will not be stored.
@@ -791,7 +833,9 @@ func (cp *Capture) Discard() {
 
 // Save stores the result of a task that exited 0: its outputs under the
 // project directory dir and the captured logs, under k. It does not store
-// when the task's inputs changed while it ran (they are read again), nor
+// when the task's inputs changed while it ran (a file was written since
+// NewCapture, even with the same content, or a file's content, or the list
+// of files, is not what k was computed from), nor
 // when an output cannot be kept safely (a symbolic link leaving the
 // project); it warns instead. With a remote, the upload continues in the
 // background.
@@ -803,6 +847,10 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	end := time.Now()
 	if cp.broken != nil {
 		c.warn("%s: not cached: keeping its output failed: %v", k.spec.ID, cp.broken)
+		return
+	}
+	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs); p != "" {
+		c.warn("%s: not cached: its inputs changed while it ran (%s changed)", k.spec.ID, p)
 		return
 	}
 	snap, err := c.sc.scan(scanDirs(k.spec))

@@ -441,7 +441,7 @@ func TestRemoteOrder(t *testing.T) {
 	if _, ok := c1.Lookup(k); ok {
 		t.Fatal("hit in empty caches")
 	}
-	cp, _ := c1.NewCapture()
+	cp, _ := c1.NewCapture(k)
 	cp.Stdout.WriteString("built\n")
 	os.WriteFile(filepath.Join(root, "p/dist/out.js"), []byte("out"), 0o644)
 	c1.Save(k, cp, filepath.Join(root, "p"))

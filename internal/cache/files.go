@@ -515,24 +515,35 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 	return snap, changed, sha256Repo, nil
 }
 
-// statIndexed reports for each entry whether its file is clean, looking
-// the files up a directory at a time on all CPUs.
+// statIndexed reports for each entry whether its file is clean.
 func (sc *scanner) statIndexed(x *gitIndex, check []*indexEntry, indexMtime uint32) []bool {
-	// Runs of entries in one directory (sorted paths keep most of a
+	clean := make([]bool, len(check))
+	statPaths(sc.root, len(check), func(i int) string { return check[i].path }, func(i int, st fileStat) {
+		clean[i] = statClean(check[i], x.stat(check[i]), st, indexMtime)
+	})
+	return clean
+}
+
+// statPaths calls fn with the metadata of the files at the n root-relative
+// slash paths path(i) (a symbolic link's own; a file that cannot be had is
+// left out), looking them up a directory at a time (statNames) on all
+// CPUs. fn may be called at once from several goroutines, never twice for
+// one i.
+func statPaths(root string, n int, path func(i int) string, fn func(i int, st fileStat)) {
+	// Runs of paths in one directory (sorted paths keep most of a
 	// directory's files together).
 	type run struct{ from, to int }
 	var runs []run
 	dirOf := func(p string) string { return p[:strings.LastIndexByte(p, '/')+1] }
-	for i := range check {
-		if i == 0 || dirOf(check[i].path) != dirOf(check[i-1].path) {
+	for i := 0; i < n; i++ {
+		if i == 0 || dirOf(path(i)) != dirOf(path(i-1)) {
 			runs = append(runs, run{i, i})
 		}
 		runs[len(runs)-1].to = i + 1
 	}
-	clean := make([]bool, len(check))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < runtime.NumCPU(); w++ {
+	for w := 0; w < min(runtime.NumCPU(), len(runs)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -543,20 +554,18 @@ func (sc *scanner) statIndexed(x *gitIndex, check []*indexEntry, indexMtime uint
 					return
 				}
 				r := runs[k]
-				dir := dirOf(check[r.from].path)
+				dir := dirOf(path(r.from))
 				names = names[:0]
-				for _, e := range check[r.from:r.to] {
-					names = append(names, e.path[len(dir):])
+				for i := r.from; i < r.to; i++ {
+					names = append(names, path(i)[len(dir):])
 				}
-				statNames(filepath.Join(sc.root, filepath.FromSlash(dir)), names, func(i int, st indexStat) {
-					e := check[r.from+i]
-					clean[r.from+i] = statClean(e, x.stat(e), st, indexMtime)
+				statNames(filepath.Join(root, filepath.FromSlash(dir)), names, func(i int, st fileStat) {
+					fn(r.from+i, st)
 				})
 			}
 		}()
 	}
 	wg.Wait()
-	return clean
 }
 
 // findGitDir returns the git directory of the work tree whose top is root:
@@ -715,18 +724,18 @@ func (sc *scanner) hashFiles(paths []string, sha256Repo bool) ([]hashed, error) 
 // exist (a tracked file that was deleted) or is not a file.
 func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileState, bool, error) {
 	abs := filepath.Join(sc.root, filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
+	fi, err := lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
 		return fileState{}, false, nil
 	}
 	if err != nil {
 		return fileState{}, false, fmt.Errorf("cache: %w", err)
 	}
-	isLink := fi.Mode()&fs.ModeSymlink != 0
-	if !fi.Mode().IsRegular() && !isLink {
+	isLink := fi.isLink()
+	if !fi.isRegular() && !isLink {
 		return fileState{}, false, nil
 	}
-	mkey := memoKeyOf(abs, fi, sha256Repo)
+	mkey := memoKeyOf(fi, sha256Repo)
 	if e, ok := sc.memo.get(abs); ok && e.memoKey == mkey {
 		return e.st, true, nil
 	}
@@ -748,18 +757,19 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 		if err != nil {
 			return fileState{}, false, fmt.Errorf("cache: %w", err)
 		}
-		h.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
+		h.Write([]byte("blob " + strconv.FormatInt(fi.size, 10) + "\x00"))
 		n, err := io.Copy(h, f)
 		f.Close()
 		if err != nil {
 			return fileState{}, false, fmt.Errorf("cache: reading %s: %w", abs, err)
 		}
-		if n != fi.Size() {
-			// Written while we read: hash what is there now, next time.
-			return fileState{id: "changing"}, true, nil
+		if n != fi.size {
+			// Written while we read: an id no key holds, so that the
+			// task's key matches no entry and its result is not stored.
+			return fileState{id: "changing-" + strconv.FormatInt(time.Now().UnixNano(), 10)}, true, nil
 		}
 	}
-	st := fileState{id: hex.EncodeToString(h.Sum(nil)), exec: !isLink && fi.Mode()&0o111 != 0}
+	st := fileState{id: hex.EncodeToString(h.Sum(nil)), exec: !isLink && fi.mode&0o111 != 0}
 	if !mkey.changedLately(now) {
 		sc.memo.put(abs, memoEntry{memoKey: mkey, st: st})
 	}

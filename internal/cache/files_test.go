@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -35,7 +36,7 @@ func TestMemoSeesSameSizeRewrite(t *testing.T) {
 		t.Fatal("the file was not memoised")
 	}
 	before, _ := os.Lstat(p)
-	ctime0, _ := changeStamp(p, before)
+	st0, _ := lstat(p)
 	// Rewrite until the change time moves (the file system's clock ticks
 	// every few milliseconds), each time putting the old time back.
 	deadline := time.Now().Add(5 * time.Second)
@@ -44,9 +45,8 @@ func TestMemoSeesSameSizeRewrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Chtimes(p, old, old)
-		fi, _ := os.Lstat(p)
-		if c, _ := changeStamp(p, fi); c != ctime0 || time.Now().After(deadline) {
-			if c == ctime0 {
+		if st, _ := lstat(p); st.ctime != st0.ctime || time.Now().After(deadline) {
+			if st.ctime == st0.ctime {
 				t.Skip("the change time did not move in 5 s: no ctime here")
 			}
 			break
@@ -248,4 +248,58 @@ func TestNestedRepositories(t *testing.T) {
 	r.write("vendor/lib/pkg/stray.js", "a file in a submodule that is not checked out\n", 0o644)
 	want["vendor/lib/pkg/stray.js"] = r.diskStates("vendor/lib/pkg/stray.js")["vendor/lib/pkg/stray.js"]
 	check(want)
+}
+
+// TestInputWrittenWhileRunning: an input file changed while the task ran
+// and changed back before it ended (the output was built from the edit)
+// is seen, and the result not stored; one left alone is stored.
+func TestInputWrittenWhileRunning(t *testing.T) {
+	root := testdir.New(t)
+	src := filepath.Join(root, "p/src/a.js")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	os.WriteFile(src, []byte("export const a = 1\n"), 0o644)
+	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
+	var warn bytes.Buffer
+	c, err := New(Options{Dir: testdir.New(t), Root: root, Read: true, Write: true, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, err := c.Key(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := c.NewCapture(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The edit and its undoing, while the task runs: until the file's
+	// change time moves (the file system's clock ticks every few ms).
+	before, _ := lstat(src)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		os.WriteFile(src, []byte("export const a = 2\n"), 0o644)
+		os.WriteFile(src, []byte("export const a = 1\n"), 0o644)
+		if st, _ := lstat(src); st.ctime != before.ctime {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Skip("the change time did not move in 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.Save(k, cp, filepath.Join(root, "p"))
+	if c.Has(k) {
+		t.Error("stored, though an input was written while the task ran")
+	}
+	if want := "vx: p#build: not cached: its inputs changed while it ran (p/src/a.js changed)\n"; warn.String() != want {
+		t.Errorf("warning %q, want %q", warn.String(), want)
+	}
+
+	// Nothing written while it runs: stored.
+	cp, _ = c.NewCapture(k)
+	c.Save(k, cp, filepath.Join(root, "p"))
+	if !c.Has(k) {
+		t.Errorf("not stored, though no input was written; warnings: %q", warn.String())
+	}
 }

@@ -200,24 +200,24 @@ func indexVarint(b []byte) (uint64, int) {
 	return v, n
 }
 
-// statClean reports whether a file whose stat data is now st still holds
+// statClean reports whether a file whose metadata is now st still holds
 // what the entry e recorded (r, its stat data), by git's rule: the same
 // modification and change times (to the nanosecond), inode, size and type,
 // and the same executable bit. A tool that restores an old modification
 // time (cp -p, tar) cannot restore the change time. The entry must also
 // not be "racily clean": recorded in the same second as the index was
-// written (indexMtimeSec) or later.
-func statClean(e *indexEntry, r, st indexStat, indexMtimeSec uint32) bool {
-	if st.mtimeSec != r.mtimeSec || st.mtimeNsec != r.mtimeNsec ||
-		st.ctimeSec != r.ctimeSec || st.ctimeNsec != r.ctimeNsec ||
-		st.ino != r.ino || st.size != r.size {
+// written (indexMtimeSec) or later. The index keeps each field cut to 32
+// bits, and so are st's here.
+func statClean(e *indexEntry, r indexStat, st fileStat, indexMtimeSec uint32) bool {
+	if uint32(st.mtime/1e9) != r.mtimeSec || uint32(st.mtime%1e9) != r.mtimeNsec ||
+		uint32(st.ctime/1e9) != r.ctimeSec || uint32(st.ctime%1e9) != r.ctimeNsec ||
+		uint32(st.ino) != r.ino || uint32(st.size) != r.size {
 		return false
 	}
-	const typeMask = 0o170000
-	if st.mode&typeMask != e.mode&typeMask {
+	if st.mode&sIFMT != e.mode&sIFMT {
 		return false
 	}
-	if e.mode&typeMask == 0o100000 && (st.mode&0o100 != 0) != (e.mode == 0o100755) {
+	if e.mode&sIFMT == sIFREG && (st.mode&0o100 != 0) != (e.mode == 0o100755) {
 		return false
 	}
 	// Racily clean: the file may have changed again within the tick of its

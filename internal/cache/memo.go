@@ -2,7 +2,6 @@ package cache
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -24,18 +23,36 @@ type memo struct {
 }
 
 // memoKey is what the memo knows a file by, besides its path: a file
-// whose memoKey is the one recorded did not change (see changeStamp).
+// whose memoKey is the one recorded did not change (see lstat).
 type memoKey struct {
 	size, mtime, ctime int64 // mtime and ctime in nanoseconds
 	ino                uint64
 	sha256             bool // the id is a SHA-256 git id
 }
 
-// memoKeyOf returns the memoKey of the file at abs, whose Lstat is fi.
-func memoKeyOf(abs string, fi fs.FileInfo, sha256Repo bool) memoKey {
-	ctime, ino := changeStamp(abs, fi)
-	return memoKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, sha256: sha256Repo}
+// memoKeyOf returns the memoKey of a file whose metadata is st.
+func memoKeyOf(st fileStat, sha256Repo bool) memoKey {
+	return memoKey{size: st.size, mtime: st.mtime, ctime: st.ctime, ino: st.ino, sha256: sha256Repo}
 }
+
+// fileStat is what vx reads of a file's metadata (see lstat).
+type fileStat struct {
+	mode         uint32 // Unix's st_mode: type bits (sIFREG and the like) and permission bits
+	size         int64
+	mtime, ctime int64 // modification and change times, in nanoseconds since 1970
+	ino          uint64
+}
+
+// The type bits of fileStat.mode, as Unix has them on every system.
+const (
+	sIFMT  = 0o170000
+	sIFREG = 0o100000
+	sIFLNK = 0o120000
+	sIFDIR = 0o040000
+)
+
+func (st fileStat) isRegular() bool { return st.mode&sIFMT == sIFREG }
+func (st fileStat) isLink() bool    { return st.mode&sIFMT == sIFLNK }
 
 // changedLately reports whether the file of k was written, or its times
 // set, less than two seconds before now: it may change again within the

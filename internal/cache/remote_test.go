@@ -62,7 +62,7 @@ func (s *remoteScenario) build(t *testing.T, c *Cache) *Key {
 		t.Fatal(err)
 	}
 	c.Lookup(k)
-	cp, _ := c.NewCapture()
+	cp, _ := c.NewCapture(k)
 	cp.Stdout.WriteString("built\n")
 	os.WriteFile(filepath.Join(s.root, "p/dist/out.js"), []byte("out"), 0o644)
 	c.Save(k, cp, filepath.Join(s.root, "p"))

@@ -223,7 +223,7 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 			tc.C.Warnf("%s: cache miss: %s", quote.Name(n.ID), w.Reason)
 		}
 	}
-	cp, err := tc.C.NewCapture()
+	cp, err := tc.C.NewCapture(k)
 	if err != nil {
 		tc.C.Warnf("%s: not cached: %v", n.ID, err)
 		return false, stdout, stderr
