@@ -158,20 +158,6 @@ func TaskEnviron(opts EnvOptions, v TaskVars) []string {
 	return e.sorted()
 }
 
-// LookupEnviron returns the entries of [TaskEnviron]'s result that looking
-// a program up reads (PATH, and PATHEXT, which Windows uses), as TaskEnviron
-// would give them for opts: the same layers, without building the rest.
-func LookupEnviron(opts EnvOptions) []string {
-	e := buildEnv(opts)
-	var out []string
-	for _, key := range []string{"PATH", "PATHEXT"} {
-		if kv, ok := e.vars[key]; ok {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // LookupEnv returns the value of the variable name in env, a list of
 // KEY=VALUE entries, and whether it is there. The last occurrence wins, as
 // it does for a child process. On Windows (goos "windows", or "" on a

@@ -850,35 +850,3 @@ func TestCheckBinPath(t *testing.T) {
 		}
 	}
 }
-
-// TestLookupEnviron checks that LookupEnviron gives exactly the PATH and
-// PATHEXT entries TaskEnviron would, under both naming rules.
-func TestLookupEnviron(t *testing.T) {
-	tests := []struct {
-		name string
-		opts EnvOptions
-	}{
-		{"source PATH", EnvOptions{Source: []string{"PATH=/usr/bin", "HOME=/h", "SECRET=x"}}},
-		{"no PATH", EnvOptions{Source: []string{"HOME=/h"}}},
-		{"bins in front", EnvOptions{Source: []string{"PATH=/usr/bin"}, BinPaths: []string{"/w/p/node_modules/.bin", "/w/node_modules/.bin"}}},
-		{"bins without PATH", EnvOptions{BinPaths: []string{"/w/node_modules/.bin"}}},
-		{"define PATH wins, bins still in front", EnvOptions{Source: []string{"PATH=/usr/bin"}, Define: map[string]string{"PATH": "/opt/bin"}, BinPaths: []string{"/b"}}},
-		{"last duplicate", EnvOptions{Source: []string{"PATH=/first", "PATH=/second"}}},
-		{"windows spelling kept", EnvOptions{GOOS: "windows", Source: []string{`Path=C:\Windows`, "PATHEXT=.COM;.EXE;.CMD"}, BinPaths: []string{`C:\w\node_modules\.bin`}}},
-		{"windows define in another case", EnvOptions{GOOS: "windows", Source: []string{`Path=C:\Windows`}, Define: map[string]string{"path": `D:\tools`, "PathExt": ".EXE"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var want []string
-			for _, kv := range TaskEnviron(tt.opts, TaskVars{}) {
-				name, _, _ := strings.Cut(kv, "=")
-				if k := EnvNameKey(name, tt.opts.GOOS); k == "PATH" || k == "PATHEXT" {
-					want = append(want, kv)
-				}
-			}
-			if diff := cmp.Diff(want, LookupEnviron(tt.opts)); diff != "" {
-				t.Errorf("LookupEnviron (-TaskEnviron's +got):\n%s", diff)
-			}
-		})
-	}
-}

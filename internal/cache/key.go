@@ -26,9 +26,11 @@ type TaskSpec struct {
 	// Argv is the script followed by the arguments after --: no machine
 	// path (the shell's) is in it.
 	Argv []string
-	// Env holds the task's declared variables (define, and passThrough as
-	// expanded) with their values; a passThrough variable vx's environment
-	// does not have is absent. Values enter the key hashed.
+	// Env holds the variables of the task's environment that its key
+	// holds, with the values it holds (run decides which and how: the
+	// declared ones, the essentials that change what tools do, vx's task
+	// variables with paths made relative to the root); a variable the task
+	// does not see is absent. Values enter the key hashed.
 	Env     []Property
 	Inputs  []string // vx.json "inputs"; nil = the default set
 	Outputs []string // vx.json "outputs"

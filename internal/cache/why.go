@@ -51,7 +51,7 @@ type Change struct {
 	// Kind is the part: "format" (vx's key format: every entry misses),
 	// "platform", "workdir" (the project's directory), "command" (the
 	// script, its pre and post scripts, the arguments after --), "env" (a
-	// declared variable), "outputs" and "inputs" (vx.json's globs),
+	// variable of the key), "outputs" and "inputs" (vx.json's globs),
 	// "lockfile", "file", "dependency" (a task it depends on), another word
 	// for a line of the input list of another kind, "entry" (the key is
 	// the same, its entry is gone) or "key" (a part vx cannot name).

@@ -52,7 +52,7 @@ func cacheDir(p *Process, a *parsed, root string) string {
 // With a remote cache configured (rc), the vx-remote helper is started: the
 // remote is asked after a local miss, and receives what the run stores when
 // rc.Write is set.
-func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, envOf func(*run.Node) []string, write bool, rc *remote.Config) (*run.TaskCache, error) {
+func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, write bool, rc *remote.Config) (*run.TaskCache, error) {
 	if a.set["no-cache"] {
 		return nil, nil
 	}
@@ -93,7 +93,7 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, env
 		fmt.Fprintf(p.Stderr, "vx: the task cache is off for this run: %v\n", err)
 		return nil, nil
 	}
-	tc := &run.TaskCache{C: c, Env: envOf, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
+	tc := &run.TaskCache{C: c, WS: ws, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
 	tc.Start(g.Nodes)
 	return tc, nil
 }

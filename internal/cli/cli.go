@@ -360,7 +360,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	tc, err := openCache(p, a, ws, g, func(n *run.Node) []string { return run.TaskLookupEnv(ws, n, p.Environ, p.GOOS) }, !dry, rc)
+	tc, err := openCache(p, a, ws, g, !dry, rc)
 	if err != nil {
 		return ExitUsage, err
 	}

@@ -60,7 +60,7 @@ func runGraph(p *Process, a *parsed) (int, error) {
 		if err != nil {
 			return ExitUsage, err
 		}
-		tc, err := openCache(p, a, ws, g, func(n *run.Node) []string { return run.TaskLookupEnv(ws, n, p.Environ, p.GOOS) }, false, rc)
+		tc, err := openCache(p, a, ws, g, false, rc)
 		if err != nil {
 			return ExitUsage, err
 		}

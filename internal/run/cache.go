@@ -7,9 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/workspace"
 )
 
 // TaskCache connects [Execute] to the task cache: before a cacheable task
@@ -19,8 +19,8 @@ import (
 // do not wait for the store.
 type TaskCache struct {
 	C      *cache.Cache
-	Env    func(*Node) []string // the entries of the task's environment that find programs (TaskLookupEnv): where its node is
-	Parent []string             // vx's environment, where passThrough values come from
+	WS     *workspace.Workspace // the workspace of the run's tasks
+	Parent []string             // vx's environment, which the tasks' environments are made from
 	Args   []string             // the arguments after --, for target tasks
 	GOOS   string               // "" = the host's
 	// Explain: each miss gets its reason ([TaskCache.MissReason]), what
@@ -155,34 +155,16 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		// The pre and post scripts run in the task: part of its key.
 		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
 	}
-	// The declared variables: passThrough values as vx's environment has
-	// them, then define, which wins, as in the task's environment.
-	vals := map[string]string{}
-	for _, name := range taskPassThrough(n, tc.Parent, tc.GOOS) {
-		if v, ok := exec.LookupEnv(tc.Parent, name, tc.GOOS); ok {
-			vals[exec.EnvNameKey(name, tc.GOOS)] = v
-		}
-	}
-	names := map[string]string{}
-	for _, name := range taskPassThrough(n, tc.Parent, tc.GOOS) {
-		names[exec.EnvNameKey(name, tc.GOOS)] = name
-	}
-	for name, v := range n.Config.Define {
-		k := exec.EnvNameKey(name, tc.GOOS)
-		vals[k], names[k] = v, name
-	}
-	var env []cache.Property
-	for k, v := range vals {
-		env = append(env, cache.Property{Name: names[k], Value: v})
-	}
+	// What the task sees of its environment, as the key holds it.
+	env, keyEnv := taskEnviron(tc.WS, n, tc.Parent, tc.GOOS)
 	return &cache.TaskSpec{
 		ID:      n.ID,
 		RelDir:  n.Project.RelDir,
 		Argv:    argv,
-		Env:     env,
+		Env:     keyEnv,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
-		Node:    tc.C.NodeVersion(tc.Env(n)),
+		Node:    tc.C.NodeVersion(env),
 	}
 }
 

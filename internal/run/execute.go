@@ -24,30 +24,11 @@ import (
 // TaskEnv returns the exact environment of n's child process: the isolated
 // env built from parent (the environment vx was started with) and n's
 // declarations, with the project's bin paths in front of PATH, then the
-// variables vx sets on every task. `vx run` and `vx env` both call it.
+// variables vx sets on every task. `vx run` and `vx env` both call it, and
+// the task cache keys n on the same environment (taskEnviron).
 func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
-	agent, execPath := pmVars(ws, parent, goos)
-	return exec.TaskEnviron(envOptions(ws, n, parent, goos), exec.TaskVars{
-		Workspace:      ws.Root,
-		ID:             n.ID,
-		Chain:          taskChain(ws.Root, parent, goos),
-		Event:          n.Task,
-		Script:         n.Script,
-		PackageName:    packageName(n.Project),
-		PackageVersion: n.Project.Version,
-		PackageJSON:    n.Project.Manifest,
-		Dir:            n.Project.Dir,
-		InitCwd:        ws.StartDir,
-		UserAgent:      agent,
-		ExecPath:       execPath,
-	})
-}
-
-// TaskLookupEnv returns the entries of [TaskEnv]'s result that looking a
-// program up reads (PATH, PATHEXT): what the cache needs to find the task's
-// node, at a fraction of the cost.
-func TaskLookupEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
-	return exec.LookupEnviron(envOptions(ws, n, parent, goos))
+	env, _ := taskEnviron(ws, n, parent, goos)
+	return env
 }
 
 func envOptions(ws *workspace.Workspace, n *Node, parent []string, goos string) exec.EnvOptions {
