@@ -17,8 +17,9 @@ import (
 // TestCacheKeyCoversChildEnv runs a cached task that prints the environment
 // it really got (a child of the shell vx starts), with every essential set
 // in vx's environment and a few declared variables, and checks each
-// variable against the key --dry-run=json shows: it is in the key, or
-// docs/cache.md lists it as a machine's own value the key leaves out.
+// variable against the key --dry-run=json shows: it is in the key (the
+// script's text as the key's arguments), or docs/cache.md lists it as a
+// machine's own value the key leaves out.
 func TestCacheKeyCoversChildEnv(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, content string) {
@@ -63,7 +64,8 @@ func TestCacheKeyCoversChildEnv(t *testing.T) {
 	}
 	var plan struct {
 		Tasks []struct {
-			Cache struct{ Env map[string]string }
+			Command string
+			Cache   struct{ Env map[string]string }
 		}
 	}
 	if err := json.Unmarshal([]byte(vx("run", "show", "--dry-run=json")), &plan); err != nil {
@@ -79,12 +81,16 @@ func TestCacheKeyCoversChildEnv(t *testing.T) {
 		t.Fatalf("the task printed no environment:\n%s", seen)
 	}
 	for _, line := range strings.Split(seen, "\n") {
-		name, _, _ := strings.Cut(strings.TrimRight(line, "\r"), "=")
+		name, v, _ := strings.Cut(strings.TrimRight(line, "\r"), "=")
 		k := exec.EnvNameKey(name, "")
 		switch {
 		case name == "UNDECLARED":
 			t.Errorf("the task saw an undeclared variable")
 		case inKey[k] != "":
+		case name == "npm_lifecycle_script":
+			if v != plan.Tasks[0].Command {
+				t.Errorf("npm_lifecycle_script is %q, not the script the key holds (%q)", v, plan.Tasks[0].Command)
+			}
 		case machine[k]:
 		case runtime.GOOS != "windows" && name == "PWD":
 			t.Errorf("PWD is not in the key")

@@ -30,6 +30,9 @@ const (
 	// into the pipe vx reads; without it, a cached task's output is a pipe,
 	// and the value describes the user's terminal, not the task's result.
 	keyWithColor
+	// keyScript: the script's text, which the key holds already as its
+	// Command's arguments.
+	keyScript
 	// keyMachine: not in the key: a path or a value of this machine or
 	// user (HOME, PATH, TMPDIR...), so that two machines share keys. A task
 	// that needs one to be part of its key declares it (passThrough or
@@ -67,9 +70,9 @@ var keyRules = map[string]keyRule{
 	"NUMBER_OF_PROCESSORS": keyMachine,
 
 	// The task variables (exec.TaskVars).
-	exec.TaskEnv:            keyValue, // VX_RUN_TASK: the task's id
-	"npm_lifecycle_event":   keyValue, // the script's name: two scripts of one text differ by it
-	"npm_lifecycle_script":  keyValue,
+	exec.TaskEnv:            keyValue,  // VX_RUN_TASK: the task's id
+	"npm_lifecycle_event":   keyValue,  // the script's name: two scripts of one text differ by it
+	"npm_lifecycle_script":  keyScript, // for a pre or post script its text, in the key too
 	"npm_package_name":      keyValue,
 	"npm_package_version":   keyValue,
 	"npm_config_user_agent": keyValue, // the package manager and its version, node's, the OS and architecture
@@ -180,7 +183,7 @@ func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string)
 				parts[i] = rootRel(ws.Root, p)
 			}
 			v = strings.Join(parts, sep)
-		default: // keyMachine, keyWithColor without FORCE_COLOR
+		default: // keyScript, keyMachine, keyWithColor without FORCE_COLOR
 			continue
 		}
 		key = append(key, cache.Property{Name: k, Value: v})

@@ -90,11 +90,15 @@ func wantKeyEnv(t *testing.T, ws *workspace.Workspace, n *Node, parent, env []st
 		case "":
 			t.Errorf("%s reaches the task, and keyRules has no decision for it", name)
 		case "CI", "NODE_OPTIONS", "LANG", "LC_ALL", "LC_CTYPE", "FORCE_COLOR", "NO_COLOR", "PROCESSOR_ARCHITECTURE",
-			"VX_RUN_TASK", "npm_lifecycle_event", "npm_lifecycle_script", "npm_package_name", "npm_package_version", "npm_config_user_agent":
+			"VX_RUN_TASK", "npm_lifecycle_event", "npm_package_name", "npm_package_version", "npm_config_user_agent":
 			want[k] = v
 		case "TERM", "COLORTERM":
 			if color {
 				want[k] = v
+			}
+		case "npm_lifecycle_script":
+			if v != n.Script {
+				t.Errorf("npm_lifecycle_script is %q, not the script the key holds", v)
 			}
 		case "VX_RUN_WORKSPACE", "npm_package_json", "PWD", "INIT_CWD":
 			want[k] = rel(v)
@@ -222,6 +226,8 @@ func TestKeyRulesDocumented(t *testing.T) {
 		}
 		var rule keyRule
 		switch how := cells[2]; {
+		case strings.Contains(how, "as the script"):
+			rule = keyScript
 		case strings.Contains(how, "not in the key"):
 			rule = keyMachine
 		case strings.Contains(how, "with `FORCE_COLOR`"):
