@@ -36,25 +36,7 @@ func TestProfileRun(t *testing.T) {
 	if code != 0 || err != nil {
 		t.Fatalf("exit %d, error %v, stderr:\n%s", code, err, stderr.String())
 	}
-	data, err := os.ReadFile(filepath.Join(root, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		TraceEvents []struct {
-			Name, Ph, Cat string
-			Ts, Dur       float64
-			Pid, Tid      int
-			Args          map[string]any
-		} `json:"traceEvents"`
-		OtherData struct {
-			Command      string   `json:"command"`
-			CriticalPath []string `json:"criticalPath"`
-		} `json:"otherData"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, data)
-	}
+	doc := readTrace(t, filepath.Join(root, "trace.json"))
 	type slice struct{ start, end float64 }
 	lanes := map[int][]slice{}
 	names := map[int]string{}
@@ -101,4 +83,48 @@ func TestProfileRun(t *testing.T) {
 	if doc.OtherData.Command != "vx run build --concurrency 2 --profile trace.json" {
 		t.Errorf("command %q", doc.OtherData.Command)
 	}
+
+	// Again: b, c and d come from the cache; a, which has no vx.json
+	// entry, runs (d-done is still there).
+	stderr.Reset()
+	if code, err := Main(Process{Args: []string{"run", "build", "--profile", "trace.json"}, Dir: root,
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &stdout, Stderr: &stderr}); code != 0 || err != nil {
+		t.Fatalf("second run: exit %d, error %v, stderr:\n%s", code, err, stderr.String())
+	}
+	cats := map[string]string{}
+	for _, e := range readTrace(t, filepath.Join(root, "trace.json")).TraceEvents {
+		if e.Ph == "X" && e.Cat != "critical" {
+			cats[e.Name] = e.Cat + " " + e.Cname
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"a#build": "off ", "b#build": "hit good", "c#build": "hit good", "d#build": "hit good"}, cats); diff != "" {
+		t.Errorf("cache states and colours (-want +got):\n%s", diff)
+	}
+}
+
+// trace is what the tests read back of a profile.
+type trace struct {
+	TraceEvents []struct {
+		Name, Ph, Cat, Cname string
+		Ts, Dur              float64
+		Pid, Tid             int
+		Args                 map[string]any
+	} `json:"traceEvents"`
+	OtherData struct {
+		Command      string   `json:"command"`
+		CriticalPath []string `json:"criticalPath"`
+	} `json:"otherData"`
+}
+
+func readTrace(t *testing.T, path string) trace {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc trace
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	return doc
 }

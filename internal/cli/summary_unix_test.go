@@ -5,19 +5,25 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/testdir"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSummaryAfterInterrupt(t *testing.T) {
 	// Ctrl-C in the middle of a run: the summary is still written, says
-	// which signal stopped the run and what became of each task.
+	// which signal stopped the run and what became of each task; so is the
+	// profile, where the persistent tasks are no critical path (they run
+	// until stopped).
 	root := testdir.New(t)
 	writeTree(t, root, map[string]string{
 		"package.json":     `{"name": "root", "workspaces": ["srv", "lib"]}`,
@@ -37,7 +43,7 @@ func TestSummaryAfterInterrupt(t *testing.T) {
 		cancel(&exec.Interrupt{Signal: syscall.SIGINT})
 	}()
 	var stdout, stderr bytes.Buffer
-	code, err := Main(Process{Args: []string{"run", "dev", "--summary=json", "--grace", "2s"}, Dir: root,
+	code, err := Main(Process{Args: []string{"run", "dev", "--summary=json", "--profile", "trace.json", "--grace", "2s"}, Dir: root,
 		Environ: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &stdout, Stderr: &stderr, Context: ctx})
 	if code != 130 || err != nil {
 		t.Fatalf("exit %d, error %v, stderr:\n%s", code, err, stderr.String())
@@ -66,5 +72,16 @@ func TestSummaryAfterInterrupt(t *testing.T) {
 			t.Errorf("%s: persistent %v, status %q, exit code %v, signal %q; want a persistent task ended by SIGINT",
 				tk.ID, tk.Persistent, tk.Status, tk.ExitCode, tk.Signal)
 		}
+	}
+	var slices []string
+	tr := readTrace(t, filepath.Join(root, "trace.json"))
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			slices = append(slices, fmt.Sprint(e.Name, " ", e.Args["status"], " ", e.Args["signal"], " ", e.Args["critical"]))
+		}
+	}
+	sort.Strings(slices)
+	if diff := cmp.Diff([]string{"lib#dev stopped SIGINT false", "srv#dev stopped SIGINT false"}, slices); diff != "" || len(tr.OtherData.CriticalPath) != 0 {
+		t.Errorf("the profile's slices (-want +got):\n%s\ncritical path %q, want none", diff, tr.OtherData.CriticalPath)
 	}
 }

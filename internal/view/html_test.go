@@ -174,8 +174,19 @@ func testBrowserGraph(t *testing.T, ctx context.Context, b *browser) {
 	if l := LayoutGraph(g); counts.Edges != len(l.Edges) {
 		t.Errorf("%d edges drawn, the layout has %d", counts.Edges, len(l.Edges))
 	}
-	if !strings.HasPrefix(counts.Header, "300 tasks, 75 hit, 75 remote-hit, 75 miss, 75 not cached") {
-		t.Errorf("header %q", counts.Header)
+	deps := 0
+	for _, task := range g.Tasks {
+		deps += len(task.Deps)
+	}
+	if want := fmt.Sprintf("300 tasks, 75 hit, 75 remote-hit, 75 miss, 75 not cached, %d of %d edges drawn", counts.Edges, deps); counts.Header != want || counts.Edges >= deps {
+		t.Errorf("header %q, want %q", counts.Header, want)
+	}
+	var classes []string
+	b.eval(ctx, `Array.from(document.querySelectorAll("#tasks .task"), e => e.getAttribute("class"))`, &classes)
+	for i, c := range classes {
+		if want := "task " + g.Tasks[i].Cache.State; c != want {
+			t.Errorf("task %d has class %q, want %q", i, c, want)
+		}
 	}
 
 	// Find the needle by typing, go to it with Enter.

@@ -262,5 +262,4 @@
     view.y = Math.min(0, s.h / 2 - data.height / 2 * view.k);
     apply();
   })();
-  window.vxGraph = { select: select, tasks: tasks.length, edges: edges.length };
 })();
