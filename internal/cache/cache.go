@@ -723,6 +723,15 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// RemoveLeftovers removes, under the project directory dir, the temporary
+// files a restore of k's task left when it was killed, before the task
+// runs: they are never outputs. The caller holds the task's lock.
+func (c *Cache) RemoveLeftovers(k *Key, dir string) {
+	if err := removeLeftovers(k.spec.Outputs, dir, filepath.Clean(c.store.Dir)); err != nil {
+		c.warn("%s: %v", k.spec.ID, err)
+	}
+}
+
 func (c *Cache) dropBlob(d Digest, err error) {
 	if errors.Is(err, errCorrupt) {
 		os.Remove(c.store.BlobPath(d))
@@ -845,6 +854,12 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		return
 	}
 	end := time.Now()
+	if c.ctx.Err() != nil {
+		// vx was stopped (Ctrl-C, SIGTERM) while the task ran, and passed
+		// the signal on: a task that exits 0 on it may not have finished.
+		c.warn("%s: not cached: the run was stopped while it ran", k.spec.ID)
+		return
+	}
 	if cp.broken != nil {
 		c.warn("%s: not cached: keeping its output failed: %v", k.spec.ID, cp.broken)
 		return

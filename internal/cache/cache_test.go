@@ -566,3 +566,36 @@ func TestNodeVersionRemembered(t *testing.T) {
 		t.Errorf("50 tasks asking at once ran node --version %d times, want 1", n-2)
 	}
 }
+
+// TestRestoreLeftovers: the temporary files of a restore that was killed
+// are never outputs, and the next restore removes them.
+func TestRestoreLeftovers(t *testing.T) {
+	st, _ := OpenStore(testdir.New(t))
+	dir := testdir.New(t)
+	os.MkdirAll(filepath.Join(dir, "dist/sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "dist/a.js"), []byte("a"), 0o644)
+	leftovers := []string{"dist/.vx-restore-123", "dist/sub/.vx-restore-456"}
+	for _, l := range leftovers {
+		os.WriteFile(filepath.Join(dir, l), []byte("half"), 0o644)
+	}
+	// Outputs narrower than the directories that hold the leftovers.
+	outputs := []string{"dist/**/*.js"}
+	r, err := collectOutputs(st, outputs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := collectOutputs(st, []string{"dist/**"}, dir)
+	for _, got := range []*ActionResult{r, r2} {
+		if len(got.OutputFiles) != 1 || got.OutputFiles[0].Path != "dist/a.js" {
+			t.Errorf("collected %+v, want dist/a.js alone", got.OutputFiles)
+		}
+	}
+	if err := restoreOutputs(st, outputs, r, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leftovers {
+		if _, err := os.Lstat(filepath.Join(dir, l)); err == nil {
+			t.Errorf("%s is still there after a restore", l)
+		}
+	}
+}

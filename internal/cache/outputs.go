@@ -119,9 +119,31 @@ type outputEntry struct {
 
 // findOutputs lists the files and symbolic links under dir that the output
 // globs match, node_modules and the store (skip, when it lies inside dir)
-// excluded. Symbolic links to directories are not followed.
+// excluded. Symbolic links to directories are not followed. A restore's
+// temporary file (restorePrefix) is never an output.
 func findOutputs(outputs []string, dir, skip string) ([]outputEntry, error) {
 	var found []outputEntry
+	err := walkOutputs(outputs, dir, skip, func(rel string, e fs.DirEntry) error {
+		if strings.HasPrefix(e.Name(), restorePrefix) || !matchGlobs(outputs, "", rel, true) {
+			return nil
+		}
+		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
+			return nil // sockets, pipes, devices
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		found = append(found, outputEntry{rel: rel, info: info})
+		return nil
+	})
+	return found, err
+}
+
+// walkOutputs calls fn for every entry but directories under the bases of
+// the output globs, with its path relative to dir; it skips node_modules,
+// .git and the store, and follows no symbolic link.
+func walkOutputs(outputs []string, dir, skip string, fn func(rel string, e fs.DirEntry) error) error {
 	for _, base := range outputBases(outputs) {
 		start := filepath.Join(dir, filepath.FromSlash(base))
 		if fi, err := os.Lstat(start); err != nil || (!fi.IsDir() && base == ".") {
@@ -134,35 +156,42 @@ func findOutputs(outputs []string, dir, skip string) ([]outputEntry, error) {
 				}
 				return err
 			}
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
 			if e.IsDir() {
 				if e.Name() == "node_modules" || e.Name() == ".git" || (skip != "" && p == skip) {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if !matchGlobs(outputs, "", rel, true) {
-				return nil
-			}
-			if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
-				return nil // sockets, pipes, devices
-			}
-			info, err := e.Info()
+			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				return err
 			}
-			found = append(found, outputEntry{rel: rel, info: info})
-			return nil
+			return fn(filepath.ToSlash(rel), e)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("reading the outputs: %w", err)
+			return fmt.Errorf("reading the outputs: %w", err)
 		}
 	}
-	return found, nil
+	return nil
+}
+
+// restorePrefix starts the name of the temporary file a restore writes
+// beside each output before it renames it into place.
+const restorePrefix = ".vx-restore-"
+
+// removeLeftovers removes the temporary files of a restore that was
+// killed before it renamed them (restorePrefix), under the bases of the
+// output globs. Only the run that holds the task's lock calls it, so no
+// restore of the task is under way.
+func removeLeftovers(outputs []string, dir, skip string) error {
+	return walkOutputs(outputs, dir, skip, func(rel string, e fs.DirEntry) error {
+		if strings.HasPrefix(e.Name(), restorePrefix) && e.Type().IsRegular() {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // collectOutputs stores the files the output globs match under dir and
@@ -223,6 +252,9 @@ func fileMode(f OutputFile) os.FileMode {
 // only when all are, the files of the outputs that r does not hold are
 // removed and the new ones renamed into place.
 func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (err error) {
+	if err := removeLeftovers(outputs, dir, filepath.Clean(st.Dir)); err != nil {
+		return err
+	}
 	type staged struct{ tmp, dst string }
 	var done []staged
 	defer func() {
@@ -255,11 +287,6 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 	keep := map[string]bool{}
 	for _, f := range r.OutputFiles {
 		keep[f.Path] = true
-	}
-	for _, s := range done {
-		if rel, err := filepath.Rel(dir, s.tmp); err == nil {
-			keep[filepath.ToSlash(rel)] = true // staged, not yet in place
-		}
 	}
 	links := map[string]bool{} // symbolic links already in place
 	for _, s := range r.OutputSymlinks {
@@ -366,7 +393,7 @@ func stageBlob(st *Store, d Digest, dir string, mode os.FileMode) (string, error
 		return "", &blobError{d, err}
 	}
 	defer src.Close()
-	f, err := os.CreateTemp(dir, ".vx-restore-*")
+	f, err := os.CreateTemp(dir, restorePrefix+"*")
 	if err != nil {
 		return "", err
 	}

@@ -33,6 +33,7 @@ type TaskCache struct {
 	reasons map[*Node]*cache.Why
 	keys    map[*Node]*keyFuture
 	caps    map[*Node]*cache.Capture
+	locks   map[*Node]func() // releases the task's lock (cache.LockTask), held until its result is stored
 	saves   sync.WaitGroup
 }
 
@@ -172,6 +173,10 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 // goes to. It returns true when n need not run: its outputs were restored
 // and its logs written to stdout and stderr. Otherwise it returns the
 // writers to give the task, which also keep its output for the entry.
+//
+// It first takes n's lock (cache.LockTask), waiting while another vx in
+// the workspace looks up, restores, runs or stores the same task; a miss
+// keeps it until [TaskCache.after] has stored the result or given it up.
 func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer, io.Writer) {
 	if !n.Cacheable {
 		return false, stdout, stderr
@@ -181,8 +186,13 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 		tc.C.Warnf("%s: no cache key: %v; running the task", n.ID, err)
 		return false, stdout, stderr
 	}
+	unlock, ok := tc.C.LockTask(k)
+	if !ok {
+		return false, stdout, stderr // stopped while waiting: the task does not start
+	}
 	if h, ok := tc.C.Lookup(k); ok {
 		if tc.C.Restore(h, n.Project.Dir, stdout, stderr) == nil {
+			unlock()
 			st := "hit"
 			if h.Remote {
 				st = "remote-hit"
@@ -191,8 +201,15 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 			return true, stdout, stderr
 		}
 	}
+	tc.mu.Lock()
+	if tc.locks == nil {
+		tc.locks = map[*Node]func(){}
+	}
+	tc.locks[n] = unlock
+	tc.mu.Unlock()
 	tc.C.CountMiss()
 	tc.setStatus(n, "miss")
+	tc.C.RemoveLeftovers(k, n.Project.Dir)
 	if tc.Explain {
 		w := tc.C.ExplainMiss(k)
 		tc.mu.Lock()
@@ -301,37 +318,53 @@ func NotCachedReason(n *Node) string {
 	return "not cached: vx.json has no entry for " + quote.Q(n.Task) + " (a script without one never is)"
 }
 
-// after is called when n ended; ok is true when it exited 0.
+// after is called when n ended; ok is true when it exited 0. It is
+// called from the goroutine that saw n end, not from [Execute]'s loop,
+// which may be waiting for another task's lock: n's lock must be released
+// whatever the loop does, or two vx runs that each wait for a task the
+// other holds would wait for ever.
 func (tc *TaskCache) after(n *Node, ok bool) {
 	tc.mu.Lock()
 	cp := tc.caps[n]
 	delete(tc.caps, n)
+	unlock := tc.locks[n]
+	delete(tc.locks, n)
 	f := tc.keys[n]
 	tc.mu.Unlock()
+	if unlock == nil {
+		unlock = func() {}
+	}
 	if cp == nil {
-		return // not captured: not cacheable, or a hit
+		unlock()
+		return // not captured: not cacheable, a hit, or the capture failed
 	}
 	k := f.key // a captured task has its key
 	if !ok {
 		cp.Discard()
+		unlock()
 		return
 	}
 	tc.saves.Add(1)
 	go func() {
 		defer tc.saves.Done()
+		defer unlock()
 		tc.C.Save(k, cp, n.Project.Dir)
 	}()
 }
 
 // Close waits for the results being stored and closes the cache. The
-// captures of tasks that never ended (the run was stopped as they were
-// about to start) are dropped.
+// captures and locks of tasks that never ended (the run was stopped as
+// they were about to start) are dropped.
 func (tc *TaskCache) Close() cache.Stats {
 	tc.saves.Wait()
 	tc.mu.Lock()
 	for n, cp := range tc.caps {
 		cp.Discard()
 		delete(tc.caps, n)
+	}
+	for n, unlock := range tc.locks {
+		unlock()
+		delete(tc.locks, n)
 	}
 	tc.mu.Unlock()
 	return tc.C.Close()

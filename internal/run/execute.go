@@ -291,6 +291,15 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 
 	blocks := make([]*block, len(g.Nodes)) // grouped output of the running tasks
 
+	// ended hands a task's end to the loop, after the cache has taken it
+	// (TaskCache.after), which must not wait for the loop.
+	ended := func(r result) {
+		if opts.Cache != nil {
+			opts.Cache.after(r.n, r.err == nil && r.res.ExitCode == 0)
+		}
+		results <- r
+	}
+
 	nullOut, nullErr := isNullDevice(opts.Stdout), isNullDevice(opts.Stderr)
 	shells := &exec.ShellCache{} // files checked for the shell, once per run
 	started := func(n *Node) {
@@ -372,7 +381,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 			}
 			started(n)
 			end := time.Now()
-			go func() { results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end} }()
+			go func() { ended(result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end}) }()
 			running[n] = nil
 			return
 		}
@@ -381,7 +390,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 		started(n)
 		go func() {
 			res, err := p.Wait()
-			results <- result{n: n, res: res, err: err, closer: closer, end: time.Now()}
+			ended(result{n: n, res: res, err: err, closer: closer, end: time.Now()})
 		}()
 	}
 
@@ -452,9 +461,6 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 			stopStall() // a slot came free: the wait starts again
 			r.closer()
 			failed := r.err != nil || r.res.ExitCode != 0
-			if opts.Cache != nil {
-				opts.Cache.after(r.n, !failed)
-			}
 			if b := blocks[r.n.index]; b != nil {
 				blocks[r.n.index] = nil
 				if err := writeBlock(stdout, stderr, quote.Name(r.n.ID), opts.GitHubActions && !failed, b); err != nil {

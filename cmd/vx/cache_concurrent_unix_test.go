@@ -1,0 +1,92 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vxrun/vx/internal/testdir"
+)
+
+// TestTwoRunsOneTask: two vx runs in one workspace never store each other's
+// half-written outputs. c#build writes dist/a.txt, waits, then dist/b.txt,
+// each with its run's DECLARED value (part of the key): a run that stored
+// while the other wrote or restored dist/ would store a mix. The second
+// run waits for the first, and says so.
+func TestTwoRunsOneTask(t *testing.T) {
+	setup := func(t *testing.T) (*cacheWS, string) {
+		w := newCacheWS(t, false)
+		started := filepath.Join(testdir.New(t), "started")
+		w.write("packages/c/package.json", `{"name": "c", "scripts": {"build": "sh build.sh"}}`)
+		w.write("packages/c/build.sh", `set -e
+mkdir -p dist
+echo "$DECLARED" > dist/a.txt
+: > '`+started+`-'"$DECLARED"
+sleep 2
+echo "$DECLARED" > dist/b.txt
+`)
+		return w, started
+	}
+	// entry restores the entry of DECLARED=v into an empty dist and
+	// returns what it holds.
+	entry := func(t *testing.T, w *cacheWS, v string) string {
+		t.Helper()
+		os.RemoveAll(filepath.Join(w.root, "packages/c/dist"))
+		r := w.vx([]string{"DECLARED=" + v}, "run", "build", "--filter", "c", "--summary", "json")
+		if r.code != 0 || !strings.Contains(r.stdout, `"cache": "hit"`) {
+			t.Fatalf("DECLARED=%s: not a hit (%d)\n%s\n%s", v, r.code, r.stdout, r.stderr)
+		}
+		return strings.TrimSpace(w.read("packages/c/dist/a.txt")) + " " + strings.TrimSpace(w.read("packages/c/dist/b.txt"))
+	}
+	waitStarted := func(t *testing.T, started, v string) {
+		t.Helper()
+		if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started + "-" + v); return err == nil }) {
+			t.Fatalf("the run with DECLARED=%s did not start its task", v)
+		}
+	}
+
+	t.Run("both run it", func(t *testing.T) {
+		w, started := setup(t)
+		a, _ := w.start([]string{"DECLARED=A"}, "run", "build", "--filter", "c")
+		waitStarted(t, started, "A")
+		b, bOut := w.start([]string{"DECLARED=B"}, "run", "build", "--filter", "c")
+		if err := a.Wait(); err != nil {
+			t.Fatalf("run A: %v", err)
+		}
+		if err := b.Wait(); err != nil {
+			t.Fatalf("run B: %v\n%s", err, bOut)
+		}
+		want := "vx: c#build: waiting for another vx (pid " + strconv.Itoa(a.Process.Pid) + ") running it in this workspace"
+		if !strings.Contains(bOut.String(), want) {
+			t.Errorf("run B did not say %q:\n%s", want, bOut)
+		}
+		for _, v := range []string{"A", "B"} {
+			if got := entry(t, w, v); got != v+" "+v {
+				t.Errorf("the entry of DECLARED=%s holds %q: a mix of two runs", v, got)
+			}
+		}
+	})
+	t.Run("one restores while the other runs it", func(t *testing.T) {
+		w, started := setup(t)
+		if r := w.vx([]string{"DECLARED=B"}, "run", "build", "--filter", "c"); r.code != 0 {
+			t.Fatalf("filling B: %d\n%s", r.code, r.stderr)
+		}
+		a, _ := w.start([]string{"DECLARED=A"}, "run", "build", "--filter", "c")
+		waitStarted(t, started, "A")
+		b, bOut := w.start([]string{"DECLARED=B"}, "run", "build", "--filter", "c")
+		if err := a.Wait(); err != nil {
+			t.Fatalf("run A: %v", err)
+		}
+		if err := b.Wait(); err != nil {
+			t.Fatalf("run B: %v\n%s", err, bOut)
+		}
+		if got := entry(t, w, "A"); got != "A A" {
+			t.Errorf("the entry of DECLARED=A holds %q: it took in B's restore", got)
+		}
+	})
+}
