@@ -14,23 +14,26 @@ import (
 )
 
 // TestTwoRunsOneTask: two vx runs in one workspace never store each other's
-// half-written outputs. c#build writes dist/a.txt, waits, then dist/b.txt,
-// each with its run's DECLARED value (part of the key): a run that stored
-// while the other wrote or restored dist/ would store a mix. The second
-// run waits for the first, and says so.
+// half-written outputs. c#build writes dist/a.txt, waits until the test
+// releases it, then writes dist/b.txt, each with its run's DECLARED value
+// (part of the key): a run that stored while the other wrote or restored
+// dist/ would store a mix. The second run waits for the first, and says
+// so.
 func TestTwoRunsOneTask(t *testing.T) {
-	setup := func(t *testing.T) (*cacheWS, string) {
-		w := newCacheWS(t, false)
-		started := filepath.Join(testdir.New(t), "started")
+	setup := func(t *testing.T) (w *cacheWS, started, release string) {
+		w = newCacheWS(t, false)
+		dir := testdir.New(t)
+		started, release = filepath.Join(dir, "started"), filepath.Join(dir, "release")
 		w.write("packages/c/package.json", `{"name": "c", "scripts": {"build": "sh build.sh"}}`)
 		w.write("packages/c/build.sh", `set -e
 mkdir -p dist
 echo "$DECLARED" > dist/a.txt
 : > '`+started+`-'"$DECLARED"
-sleep 2
+i=0
+while [ ! -f '`+release+`' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 echo "$DECLARED" > dist/b.txt
 `)
-		return w, started
+		return w, started, release
 	}
 	// entry restores the entry of DECLARED=v into an empty dist and
 	// returns what it holds.
@@ -43,28 +46,32 @@ echo "$DECLARED" > dist/b.txt
 		}
 		return strings.TrimSpace(w.read("packages/c/dist/a.txt")) + " " + strings.TrimSpace(w.read("packages/c/dist/b.txt"))
 	}
-	waitStarted := func(t *testing.T, started, v string) {
+	// overlap starts A, then B once A's task has written a.txt; waits
+	// until B says it waits for A (at most 20 s), releases A's task, and
+	// waits for both.
+	overlap := func(t *testing.T, w *cacheWS, started, release string) {
 		t.Helper()
-		if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started + "-" + v); return err == nil }) {
-			t.Fatalf("the run with DECLARED=%s did not start its task", v)
+		a, aOut := w.start([]string{"DECLARED=A"}, "run", "build", "--filter", "c")
+		if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started + "-A"); return err == nil }) {
+			t.Fatalf("run A did not start its task\n%s", aOut)
 		}
-	}
-
-	t.Run("both run it", func(t *testing.T) {
-		w, started := setup(t)
-		a, _ := w.start([]string{"DECLARED=A"}, "run", "build", "--filter", "c")
-		waitStarted(t, started, "A")
 		b, bOut := w.start([]string{"DECLARED=B"}, "run", "build", "--filter", "c")
+		want := "vx: c#build: waiting for another vx (pid " + strconv.Itoa(a.Process.Pid) + ") running it in this workspace"
+		if !waitFor(20*time.Second, func() bool { return strings.Contains(bOut.String(), want) }) {
+			t.Errorf("run B did not say %q:\n%s", want, bOut)
+		}
+		os.WriteFile(release, nil, 0o644)
 		if err := a.Wait(); err != nil {
-			t.Fatalf("run A: %v", err)
+			t.Fatalf("run A: %v\n%s", err, aOut)
 		}
 		if err := b.Wait(); err != nil {
 			t.Fatalf("run B: %v\n%s", err, bOut)
 		}
-		want := "vx: c#build: waiting for another vx (pid " + strconv.Itoa(a.Process.Pid) + ") running it in this workspace"
-		if !strings.Contains(bOut.String(), want) {
-			t.Errorf("run B did not say %q:\n%s", want, bOut)
-		}
+	}
+
+	t.Run("both run it", func(t *testing.T) {
+		w, started, release := setup(t)
+		overlap(t, w, started, release)
 		for _, v := range []string{"A", "B"} {
 			if got := entry(t, w, v); got != v+" "+v {
 				t.Errorf("the entry of DECLARED=%s holds %q: a mix of two runs", v, got)
@@ -72,19 +79,13 @@ echo "$DECLARED" > dist/b.txt
 		}
 	})
 	t.Run("one restores while the other runs it", func(t *testing.T) {
-		w, started := setup(t)
+		w, started, release := setup(t)
+		os.WriteFile(release, nil, 0o644)
 		if r := w.vx([]string{"DECLARED=B"}, "run", "build", "--filter", "c"); r.code != 0 {
 			t.Fatalf("filling B: %d\n%s", r.code, r.stderr)
 		}
-		a, _ := w.start([]string{"DECLARED=A"}, "run", "build", "--filter", "c")
-		waitStarted(t, started, "A")
-		b, bOut := w.start([]string{"DECLARED=B"}, "run", "build", "--filter", "c")
-		if err := a.Wait(); err != nil {
-			t.Fatalf("run A: %v", err)
-		}
-		if err := b.Wait(); err != nil {
-			t.Fatalf("run B: %v\n%s", err, bOut)
-		}
+		os.Remove(release)
+		overlap(t, w, started, release)
 		if got := entry(t, w, "A"); got != "A A" {
 			t.Errorf("the entry of DECLARED=A holds %q: it took in B's restore", got)
 		}
