@@ -1,0 +1,165 @@
+package run
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/watch"
+)
+
+// This file is vx watch's decision, a pure function of the graph, the
+// changes and what each task is doing: which tasks a batch of changed
+// files reruns, and in which order.
+
+// watchInputs holds, for each task of a graph, the matcher of its inputs.
+type watchInputs struct {
+	match []*cache.InputMatcher // by Node.index
+}
+
+// newWatchInputs returns the matchers of g's tasks; store is the cache
+// store's directory relative to the root ("" when outside it).
+func newWatchInputs(g *Graph, store string) *watchInputs {
+	wi := &watchInputs{match: make([]*cache.InputMatcher, len(g.Nodes))}
+	for _, n := range g.Nodes {
+		wi.match[n.index] = cache.NewInputMatcher(inputSpec(n), store)
+	}
+	return wi
+}
+
+// inputSpec is what of n's key says where its input files are.
+func inputSpec(n *Node) *cache.TaskSpec {
+	return &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, Outputs: n.Config.Outputs}
+}
+
+// WatchPaths returns the paths (slash-separated, from the root) under
+// which the inputs of g's tasks can be, each once, sorted: what vx watch
+// watches. "." alone when that is the whole workspace.
+func WatchPaths(g *Graph) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range g.Nodes {
+		for _, p := range cache.InputDirs(inputSpec(n)) {
+			if p == "." {
+				return []string{"."}
+			}
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rerun is what a batch of changes asks for.
+type rerun struct {
+	// Nodes are the tasks to run again, in graph order: those whose
+	// inputs changed, then, transitively, those that depend on them.
+	// Persistent tasks are never among them: they restart only when the
+	// outputs of a dependency change (see [outputsChanged]).
+	Nodes []*Node
+	// Paths are the changed files that are some task's input.
+	Paths []string
+}
+
+// planRerun decides which tasks of g the changes rerun. A task reruns
+// when one of its input files changed after its current or last run
+// started (seen says whether the run of n that started last, or the one
+// waiting to start, saw a change made at t: it started after t, or has
+// not started yet); the tasks that depend on it, transitively, rerun with
+// it. With overflow (the system dropped events), every task counts as
+// changed. Persistent tasks (dev servers) are left alone: they watch
+// their own sources.
+func planRerun(g *Graph, wi *watchInputs, b watch.Batch, seen func(n *Node, t time.Time) bool) rerun {
+	in := make([]bool, len(g.Nodes))
+	used := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.Config.Persistent {
+			continue
+		}
+		if b.Overflow && !seen(n, time.Now()) {
+			in[n.index] = true
+			continue
+		}
+		for _, c := range b.Changes {
+			if wi.match[n.index].Match(c.Path, c.Ignored) && !seen(n, c.Time) {
+				in[n.index] = true
+				used[c.Path] = true
+			}
+		}
+	}
+	// Dependents come after their dependencies in graph order: one pass
+	// carries a rerun to all of them.
+	var r rerun
+	for _, n := range g.Nodes {
+		if !in[n.index] {
+			for _, d := range n.Deps {
+				if in[d.index] && !n.Config.Persistent {
+					in[n.index] = true
+					break
+				}
+			}
+		}
+		if in[n.index] {
+			r.Nodes = append(r.Nodes, n)
+		}
+	}
+	for p := range used {
+		r.Paths = append(r.Paths, p)
+	}
+	sort.Strings(r.Paths)
+	return r
+}
+
+// planFiles reports whether a changed file is one the plan is made of:
+// vx.json, pnpm-workspace.yaml, the root's package.json or that of a
+// project of g. A change to one may change the tasks' scripts or their
+// dependencies: vx watch plans again.
+func planFiles(g *Graph, changes []watch.Change) []string {
+	manifests := map[string]bool{"package.json": true, "vx.json": true, "pnpm-workspace.yaml": true}
+	for _, n := range g.Nodes {
+		manifests[path.Join(n.Project.RelDir, "package.json")] = true
+	}
+	var out []string
+	for _, c := range changes {
+		if manifests[c.Path] {
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
+// changedLine is the line that says what changed and what reruns:
+// "packages/ui/src/a.ts changed: rerunning ui#build, web#build".
+func changedLine(paths []string, nodes []*Node, stopping []*Node) string {
+	var what string
+	switch len(paths) {
+	case 0:
+		what = "files changed"
+	case 1:
+		what = quote.Name(paths[0]) + " changed"
+	case 2:
+		what = quote.Name(paths[0]) + " and " + quote.Name(paths[1]) + " changed"
+	default:
+		what = fmt.Sprintf("%s and %d more files changed", quote.Name(paths[0]), len(paths)-1)
+	}
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = quote.Name(n.ID)
+	}
+	line := what + ": rerunning " + listSome(ids, 8)
+	if len(stopping) > 0 {
+		s := make([]string, len(stopping))
+		for i, n := range stopping {
+			s[i] = quote.Name(n.ID)
+		}
+		line += " (stopping " + strings.Join(s, ", ") + ", still running)"
+	}
+	return line
+}
