@@ -201,7 +201,7 @@ func complete(p *Process, before []string, cur string) ([]candidate, bool) {
 		return matching(cands, cur), false
 	}
 	switch c.name {
-	case runCmd.name, graphCmd.name:
+	case runCmd.name, watchCmd.name, graphCmd.name:
 		cands = runTasks(p, filters, named)
 	case whyCmd.name:
 		// What vx run takes; <project>#<task> once a # is typed (every

@@ -370,15 +370,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 			return
 		}
 		if err != nil {
-			if errors.Is(err, osexec.ErrNotFound) {
-				path, ok := exec.LookupEnv(spec.Env, "PATH", "")
-				if !ok {
-					path = "unset"
-				} else {
-					path = strconv.Quote(path)
-				}
-				err = fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in vx.json)", err, path)
-			}
+			err = explainNotFound(err, spec.Env)
 			started(n)
 			end := time.Now()
 			go func() { ended(result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end}) }()
@@ -531,6 +523,21 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 		fmt.Fprintln(stderr, summary(out, opts.Color))
 	}
 	return out
+}
+
+// explainNotFound adds the task's PATH to an error that says its shell
+// was not found, and where vx looks.
+func explainNotFound(err error, env []string) error {
+	if !errors.Is(err, osexec.ErrNotFound) {
+		return err
+	}
+	path, ok := exec.LookupEnv(env, "PATH", "")
+	if !ok {
+		path = "unset"
+	} else {
+		path = strconv.Quote(path)
+	}
+	return fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in vx.json)", err, path)
 }
 
 // stallMessage says which tasks have waited for a slot, which hold the

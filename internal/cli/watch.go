@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/run"
+	"github.com/vxrun/vx/internal/watch"
+	"github.com/vxrun/vx/workspace"
+)
+
+var watchCmd = &command{
+	name:    "watch",
+	summary: "run tasks, then run them again whenever their inputs change",
+	usage:   "vx watch <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--grace <duration>] [-- <args>]",
+	flags: []flagSpec{
+		{name: "filter", kind: listFlag, arg: "<selector>", usage: "select projects as vx run does (repeatable)"},
+		{name: "affected", kind: boolFlag, usage: "only the projects with files changed since the base (git), and their dependents"},
+		{name: "base", kind: stringFlag, arg: "<ref>", usage: "what --affected compares with (default: $VX_BASE, else origin/HEAD, main, master)"},
+		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
+		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "how long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)"},
+	},
+	run: runWatch,
+}
+
+func init() {
+	watchCmd.flags = append(watchCmd.flags, cacheRunFlags...)
+}
+
+// runWatch is vx watch: it plans the tasks as vx run does, watches the
+// files their inputs can be in, and hands both to run.Watch; when a file
+// the plan is made of changes the tasks, it plans and watches again.
+func runWatch(p *Process, a *parsed) (int, error) {
+	if len(a.pos) == 0 {
+		return ExitUsage, usagef("name the tasks to watch, e.g. vx watch build (vx run lists the tasks)")
+	}
+	conc := p.NumCPU
+	if v := a.str("concurrency"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return ExitUsage, usagef("--concurrency takes a whole number of at least 1, not %q", v)
+		}
+		conc = n
+	}
+	grace := 5 * time.Second
+	if v := a.str("grace"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return ExitUsage, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
+		}
+		grace = d
+	}
+	base := a.str("base")
+	if a.set["base"] && !a.set["affected"] {
+		return ExitUsage, usagef("--base names what --affected compares with; add --affected")
+	}
+	if base == "" {
+		base = run.EnvBase(p.Environ, p.GOOS)
+	}
+	sel := run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir, Affected: a.set["affected"], Base: base,
+		Git: run.NewGit(p.Environ), GOOS: p.GOOS}
+	plan := func() (*workspace.Workspace, *run.Graph, error) {
+		ws, cfg, err := load(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return planWatch(p, ws, cfg, sel)
+	}
+	ws, g, err := plan()
+	if err != nil {
+		return ExitUsage, err
+	}
+	if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
+		return ExitUsage, err
+	}
+	if len(g.Nodes) == 0 {
+		fmt.Fprintf(p.Stderr, "vx: nothing to watch: no selected project has %s\n", strings.Join(a.pos, " or "))
+		return ExitOK, nil
+	}
+	if !p.gate.enter() {
+		return run.StopCode(p.Context), nil // Main has returned: start nothing
+	}
+	for {
+		end, err := watchOnce(p, a, ws, g, conc, grace, plan)
+		if err != nil {
+			return ExitUsage, err
+		}
+		if end.Replan == nil {
+			return end.Code(), nil
+		}
+		ws, g = end.Workspace, end.Replan
+	}
+}
+
+// planWatch plans the tasks of a selection in ws, as vx run does.
+func planWatch(p *Process, ws *workspace.Workspace, cfg *config.Config, sel run.Selection) (*workspace.Workspace, *run.Graph, error) {
+	if err := run.CheckPnP(ws); err != nil {
+		return nil, nil, err
+	}
+	g, err := run.Plan(ws, cfg, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
+		return nil, nil, err
+	}
+	return ws, g, nil
+}
+
+// watchEnd is how one watch of a plan ended: by a signal (Code), or with
+// a new plan to watch.
+type watchEnd struct {
+	run.WatchEnd
+	Workspace *workspace.Workspace // the new plan's
+}
+
+// watchOnce watches the tasks of g until vx is stopped or the plan
+// changes. Its error is one of setting the watch up.
+func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, conc int, grace time.Duration,
+	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
+	first, err := openCache(p, a, ws, g, true, nil)
+	if err != nil {
+		return watchEnd{}, err
+	}
+	newCache := func(nodes []*run.Node) *run.TaskCache {
+		if first != nil {
+			tc := first
+			first = nil
+			return tc
+		}
+		tc, err := openCache(p, a, ws, &run.Graph{Nodes: nodes}, true, nil)
+		if err != nil {
+			fmt.Fprintf(p.Stderr, "vx: the task cache is off for these tasks: %v\n", err)
+		}
+		return tc
+	}
+	storeDir := cacheDir(p, a, ws.Root)
+	store := ""
+	if rel, err := filepath.Rel(ws.Root, storeDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		store = filepath.ToSlash(rel)
+	}
+	skip := func(rel string) bool {
+		b := path.Base(rel)
+		return b == "node_modules" || b == ".git" || store != "" && (rel == store || strings.HasPrefix(rel, store+"/"))
+	}
+	var ignored func([]string) (map[string]bool, error)
+	if git, err := exec.LookPath("git", p.Environ); err == nil {
+		ignored = watch.GitIgnored(git, ws.Root, p.Environ)
+	}
+	w, err := watch.Start(watch.Options{Root: ws.Root, Paths: run.WatchPaths(g), Skip: skip, Ignored: ignored, GOOS: p.GOOS,
+		Warn: func(s string) { fmt.Fprintf(p.Stderr, "vx: %s\n", s) }})
+	if err != nil {
+		if first != nil {
+			first.Close()
+		}
+		return watchEnd{}, err
+	}
+	defer w.Close()
+	var next *workspace.Workspace
+	end := run.Watch(p.Context, g, run.WatchOptions{
+		Options: run.Options{
+			Concurrency:    conc,
+			Grace:          grace,
+			Args:           a.after,
+			Env:            func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) },
+			Stdout:         p.Stdout,
+			Stderr:         p.Stderr,
+			OutputTerminal: p.StdoutTerminal && p.StderrTerminal,
+			Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
+			Kill:           p.Kill,
+		},
+		Changes:  w.C,
+		Cache:    newCache,
+		Store:    store,
+		StoreDir: storeDir,
+		Replan: func() (*run.Graph, error) {
+			ws2, g2, err := plan()
+			next = ws2
+			return g2, err
+		},
+	})
+	if first != nil {
+		first.Close()
+	}
+	return watchEnd{WatchEnd: end, Workspace: next}, nil
+}

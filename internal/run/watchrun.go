@@ -1,0 +1,580 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"syscall"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/watch"
+)
+
+// WatchOptions control [Watch].
+type WatchOptions struct {
+	// Concurrency, Grace, Args, Env, Stdout, Stderr, OutputTerminal,
+	// Color and Kill are as for [Execute]; the others are not used: a
+	// watched task never gets vx's stdin or terminal (vx must get Ctrl-C),
+	// its lines are always prefixed, and a failure never stops the others.
+	Options
+	// Changes are the batches of changed files.
+	Changes <-chan watch.Batch
+	// Cache returns the task cache for tasks about to run again, or nil
+	// for none: a cache is asked for at every batch, so that the keys are
+	// those of the files as they are now.
+	Cache func(nodes []*Node) *TaskCache
+	// Store is the cache's store, relative to the root (slash-separated),
+	// "" when outside it: no file in it is an input. StoreDir is the
+	// same, absolute.
+	Store, StoreDir string
+	// Replan plans the tasks again, after a file the plan is made of
+	// changed (vx.json, a package.json); nil: never.
+	Replan func() (*Graph, error)
+}
+
+// WatchEnd says how [Watch] ended.
+type WatchEnd struct {
+	// Signal stopped vx watch ([exec.CauseSignal] of ctx; SIGTERM when
+	// ctx was cancelled without one); nil when Replan is set.
+	Signal os.Signal
+	// Replan is the new plan, which differs from the one watched: every
+	// task was stopped, and vx watch starts again with it.
+	Replan *Graph
+}
+
+// Code is vx watch's exit code: 128+N after signal N.
+func (e WatchEnd) Code() int { return Outcome{Signal: e.Signal}.Code() }
+
+// Watch runs g's tasks, then, for each batch of changes, runs again the
+// tasks whose inputs changed and those that depend on them, in graph
+// order, through the cache ([planRerun] decides), until ctx is done.
+//
+// A task still running when its inputs change is stopped (its tree gets
+// SIGTERM, then is killed after Grace) and starts again once its tree is
+// gone. A persistent task (a dev server) starts once its dependencies
+// have succeeded and starts again only when one of them ran again and its
+// outputs changed ([cache.OutputsDigest]; a dependency that declares no
+// outputs counts as changed when it ran rather than coming from the
+// cache); a change to its own sources leaves it alone. A failed task
+// holds back the tasks that depend on it until it succeeds; the others go
+// on.
+//
+// Cancelling ctx ends everything as [Execute] does: each running tree gets
+// the signal the cause names, once, and is killed after Grace or when
+// Kill is closed; Watch returns once every tree is gone.
+func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
+	w := newWatchRun(ctx, g, o)
+	defer w.cancel(nil)
+	w.later(g.Nodes)
+	for {
+		w.startReady()
+		if w.round != nil && w.idle() {
+			w.endRound()
+		}
+		if (w.stopping || w.replan != nil) && len(w.running) == 0 {
+			break
+		}
+		w.wait()
+	}
+	w.closeCaches()
+	if w.replan != nil {
+		return WatchEnd{Replan: w.replan}
+	}
+	end := WatchEnd{Signal: stopSignal(w.ctx)}
+	if end.Signal != syscall.SIGPIPE {
+		if o := w.round; o != nil && o.Total > 0 {
+			o.Signal, o.Elapsed = end.Signal, time.Since(o.Start)
+			o.Skipped = o.Total - o.Started
+			fmt.Fprintln(w.stderr, summary(*o, w.o.Color))
+		} else {
+			fmt.Fprintf(w.stderr, "vx: stopped watching (%s)\n", SignalName(end.Signal))
+		}
+	}
+	return end
+}
+
+// taskState is what vx watch knows of one task.
+type taskState struct {
+	waiting bool      // to run (again) once its dependencies have
+	again   bool      // running, but stopped to run again
+	start   time.Time // when its last run started; zero: never
+	ok      bool      // its last run succeeded
+	cached  bool      // its last run came from the cache
+	tc      *waveCache
+	cancel  context.CancelCauseFunc
+	// outputs identifies the task's outputs after its last run
+	// ([cache.OutputsDigest], or the run's start time when it declares
+	// none and ran), for the persistent tasks that depend on it; deps
+	// holds, for a running persistent task, those of its dependencies
+	// when it started.
+	outputs string
+	deps    []string
+}
+
+// waveCache is a task cache shared by the tasks of one batch, closed
+// once none of them will use it any more.
+type waveCache struct {
+	tc   *TaskCache
+	refs int
+}
+
+type watchRun struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	g      *Graph
+	o      WatchOptions
+	wi     *watchInputs
+
+	stdout, stderr *lockedWriter
+	width          int
+	shells         *exec.ShellCache
+
+	state      []taskState // by Node.index
+	dependents [][]*Node
+	running    map[*Node]process
+	busy       int
+	results    chan result
+	stopping   bool
+	replan     *Graph
+	done, kill <-chan struct{}
+	changes    <-chan watch.Batch
+	closing    []*TaskCache // caches to close at the end
+
+	round *Outcome // the counts since the first batch that found the tasks idle; nil while idle
+}
+
+func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
+	if o.Concurrency < 1 {
+		o.Concurrency = 1
+	}
+	w := &watchRun{g: g, o: o, wi: newWatchInputs(g, o.Store), shells: &exec.ShellCache{},
+		state: make([]taskState, len(g.Nodes)), dependents: make([][]*Node, len(g.Nodes)),
+		running: map[*Node]process{}, results: make(chan result), changes: o.Changes}
+	w.ctx, w.cancel = context.WithCancelCause(ctx)
+	w.stdout, w.stderr = newOutput(o.Stdout, o.Stderr, o.OutputTerminal)
+	w.stdout.o.broken = func(err error) {
+		if exec.IsBrokenPipe(err) {
+			w.cancel(&exec.Interrupt{Signal: syscall.SIGPIPE})
+		}
+	}
+	ids := make([]string, len(g.Nodes))
+	for i, n := range g.Nodes {
+		ids[i] = n.ID
+		for _, d := range n.Deps {
+			w.dependents[d.index] = append(w.dependents[d.index], n)
+		}
+	}
+	w.width = prefixWidth(ids)
+	w.done, w.kill = w.ctx.Done(), o.Kill
+	return w
+}
+
+// later marks nodes to run (again) once their dependencies have, with a
+// new task cache; those still running are stopped first.
+func (w *watchRun) later(nodes []*Node) {
+	if w.round == nil {
+		w.round = &Outcome{Start: time.Now()}
+	}
+	var wc *waveCache
+	if w.o.Cache != nil {
+		var cacheable []*Node
+		for _, n := range nodes {
+			if n.Cacheable {
+				cacheable = append(cacheable, n)
+			}
+		}
+		if len(cacheable) > 0 {
+			if tc := w.o.Cache(cacheable); tc != nil {
+				wc = &waveCache{tc: tc}
+			}
+		}
+	}
+	for _, n := range nodes {
+		st := &w.state[n.index]
+		if wc != nil && n.Cacheable {
+			w.release(st.tc)
+			st.tc = wc
+			wc.refs++
+		}
+		if _, ok := w.running[n]; ok {
+			if !st.again {
+				st.again = true
+				if st.cancel != nil {
+					st.cancel(nil) // SIGTERM to the tree, killed after Grace
+				}
+			}
+			continue
+		}
+		st.waiting = true
+	}
+	if wc != nil && wc.refs == 0 {
+		w.closing = append(w.closing, wc.tc)
+	}
+}
+
+// release drops one use of wc, closing its cache after the last.
+func (w *watchRun) release(wc *waveCache) {
+	if wc == nil {
+		return
+	}
+	wc.refs--
+	if wc.refs == 0 {
+		w.closing = append(w.closing, wc.tc)
+	}
+}
+
+// idle reports whether no task but the persistent ones runs or waits.
+func (w *watchRun) idle() bool {
+	for _, n := range w.g.Nodes {
+		st := &w.state[n.index]
+		if n.Config.Persistent {
+			continue
+		}
+		if _, ok := w.running[n]; ok || st.waiting {
+			return false
+		}
+	}
+	return true
+}
+
+// startReady starts, in graph order, the waiting tasks whose
+// dependencies have all ended, as slots allow; a task a dependency of
+// which failed does not run (nor do the tasks that wait on it).
+func (w *watchRun) startReady() {
+	if w.stopping || w.replan != nil {
+		return
+	}
+	for _, n := range w.g.Nodes {
+		st := &w.state[n.index]
+		if !st.waiting {
+			continue
+		}
+		ready, blocked := true, false
+		for _, d := range n.Deps {
+			ds := &w.state[d.index]
+			if _, running := w.running[d]; running || ds.waiting {
+				ready = false
+			} else if !ds.ok {
+				blocked = true
+			}
+		}
+		switch {
+		case !ready:
+		case blocked:
+			st.waiting, st.ok = false, false
+			st.start = time.Time{}
+			w.release(st.tc)
+			st.tc = nil
+			if w.round != nil && !n.Config.Persistent {
+				w.round.Total++
+				w.round.Skipped++
+			}
+		case n.Config.Persistent:
+			w.start(n)
+		case w.busy < w.o.Concurrency:
+			w.busy++
+			w.start(n)
+		}
+	}
+}
+
+// start starts n: restores it from the cache on a hit, else spawns its
+// scripts in a context of its own, so that it can be stopped alone.
+func (w *watchRun) start(n *Node) {
+	st := &w.state[n.index]
+	st.waiting, st.cached = false, false
+	st.start = time.Now()
+	if n.Config.Persistent {
+		st.deps = w.depOutputs(n)
+	}
+	if w.round != nil && !n.Config.Persistent {
+		w.round.Total++
+		w.round.Started++
+	}
+	spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: w.o.Env(n), Grace: w.o.Grace, Shells: w.shells}
+	if n.Target {
+		spec.Args = w.o.Args
+	}
+	prefix := taskPrefix(n.ID, w.width, n.index, w.o.Color)
+	o, e := newPrefixWriter(w.stdout, prefix), newPrefixWriter(w.stderr, prefix)
+	spec.Stdout, spec.Stderr = o, e
+	closer := func() { o.Close(); e.Close() }
+	if st.tc != nil {
+		var hit bool
+		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr); hit {
+			st.cached = true
+			w.running[n] = nil
+			go func() { w.results <- result{n: n, closer: closer, end: time.Now(), cached: true} }()
+			return
+		}
+	}
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	st.cancel = cancel
+	p, err := startScripts(ctx, n, spec)
+	if err != nil {
+		err = explainNotFound(err, spec.Env)
+		w.running[n] = nil
+		go func() {
+			w.results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: time.Now()}
+		}()
+		return
+	}
+	w.running[n] = p
+	go func() {
+		res, err := p.Wait()
+		w.results <- result{n: n, res: res, err: err, closer: closer, end: time.Now()}
+	}()
+}
+
+// wait waits for the next event: a task's end, a batch of changes, the
+// stop (each tree gets its signal from its own context), or the order to
+// kill every tree.
+func (w *watchRun) wait() {
+	changes := w.changes
+	if w.stopping || w.replan != nil {
+		changes = nil
+	}
+	select {
+	case r := <-w.results:
+		w.ended(r)
+	case b, ok := <-changes:
+		if !ok {
+			w.changes = nil
+			return
+		}
+		w.changed(b)
+	case <-w.done:
+		w.done = nil
+		w.stopping = true
+	case <-w.kill:
+		w.kill = nil
+		for _, p := range w.running {
+			if p != nil {
+				p.Kill()
+			}
+		}
+	}
+}
+
+// ended records the end of r's task.
+func (w *watchRun) ended(r result) {
+	n := r.n
+	st := &w.state[n.index]
+	delete(w.running, n)
+	if !n.Config.Persistent {
+		w.busy--
+	}
+	if st.cancel != nil {
+		st.cancel(nil)
+		st.cancel = nil
+	}
+	r.closer()
+	failed := r.err != nil || r.res.ExitCode != 0
+	if st.tc != nil {
+		if !r.cached {
+			st.tc.tc.after(n, !failed && !st.again)
+		}
+		if !st.again {
+			w.release(st.tc)
+			st.tc = nil
+		}
+	}
+	if st.again {
+		// Stopped to run again: not a failure; it waits for its
+		// dependencies as any task does.
+		st.again, st.waiting = false, true
+		return
+	}
+	st.ok = !failed
+	stopped := w.ctx.Err() != nil || w.replan != nil
+	if failed && !stopped {
+		id := quote.Name(n.ID)
+		switch {
+		case r.err != nil:
+			fmt.Fprintf(w.stderr, "vx: %s: %v\n", id, r.err)
+		case r.res.TerminalStop != "":
+			fmt.Fprintf(w.stderr, "vx: %s stopped: %s\n", id, terminalUse(r.res.TerminalStop))
+		default:
+			fmt.Fprintf(w.stderr, "vx: %s failed: %s\n", id, describe(r.res))
+		}
+	}
+	if w.round != nil && !n.Config.Persistent {
+		switch {
+		case failed:
+			w.round.Failed = append(w.round.Failed, n.ID)
+		case r.cached:
+			w.round.Succeeded++
+			w.round.Cached++
+		default:
+			w.round.Succeeded++
+		}
+	}
+	if !failed {
+		w.recordOutputs(n, r.cached)
+	}
+	w.checkPersistent(n)
+}
+
+// recordOutputs notes what n's outputs are now, when a persistent task
+// depends on it.
+func (w *watchRun) recordOutputs(n *Node, cached bool) {
+	served := false
+	for _, d := range w.dependents[n.index] {
+		served = served || d.Config.Persistent
+	}
+	if !served {
+		return
+	}
+	st := &w.state[n.index]
+	if len(n.Config.Outputs) == 0 {
+		if !cached || st.outputs == "" {
+			st.outputs = "ran at " + st.start.Format(time.RFC3339Nano)
+		}
+		return
+	}
+	d, err := cache.OutputsDigest(n.Config.Outputs, n.Project.Dir, w.o.StoreDir)
+	if err != nil {
+		d = "unreadable at " + time.Now().Format(time.RFC3339Nano)
+	}
+	st.outputs = d
+}
+
+// depOutputs are the outputs of n's dependencies, in n.Deps's order.
+func (w *watchRun) depOutputs(n *Node) []string {
+	out := make([]string, len(n.Deps))
+	for i, d := range n.Deps {
+		out[i] = w.state[d.index].outputs
+	}
+	return out
+}
+
+// checkPersistent starts or restarts the persistent tasks that depend on
+// n once all of their dependencies have ended well: one that runs
+// restarts when a dependency's outputs differ from those it started
+// with; one that does not run (its dependencies had failed, or it ended)
+// starts.
+func (w *watchRun) checkPersistent(n *Node) {
+	if w.stopping || w.replan != nil {
+		return
+	}
+	for _, p := range w.dependents[n.index] {
+		if !p.Config.Persistent {
+			continue
+		}
+		ps := &w.state[p.index]
+		settled := true
+		for _, d := range p.Deps {
+			ds := &w.state[d.index]
+			_, running := w.running[d]
+			settled = settled && !running && !ds.waiting && ds.ok
+		}
+		if !settled || ps.waiting || ps.again {
+			continue
+		}
+		_, running := w.running[p]
+		switch {
+		case !running:
+			if !ps.ok || ps.start.IsZero() {
+				ps.waiting = true
+			}
+		case !reflect.DeepEqual(ps.deps, w.depOutputs(p)):
+			fmt.Fprintf(w.stderr, "vx: %s: restarting: %s\n", quote.Name(p.ID), changedDeps(p, ps.deps, w.depOutputs(p)))
+			w.later([]*Node{p})
+		}
+	}
+}
+
+// changedDeps says which of p's dependencies' outputs changed.
+func changedDeps(p *Node, before, now []string) string {
+	var ids []string
+	for i, d := range p.Deps {
+		if i < len(before) && before[i] != now[i] {
+			ids = append(ids, quote.Name(d.ID))
+		}
+	}
+	return "the outputs of " + listSome(ids, 8) + " changed"
+}
+
+// changed handles a batch of changes.
+func (w *watchRun) changed(b watch.Batch) {
+	if w.o.Replan != nil {
+		if files := planFiles(w.g, b.Changes); len(files) > 0 {
+			g2, err := w.o.Replan()
+			switch {
+			case err != nil:
+				fmt.Fprintf(w.stderr, "vx: %s changed, but the tasks cannot be planned again: %v; watching the tasks as they were\n", quote.Name(files[0]), err)
+			case !sameGraph(w.g, g2):
+				fmt.Fprintf(w.stderr, "vx: %s changed: the tasks changed; stopping them to start again\n", quote.Name(files[0]))
+				w.replan = g2
+				for n := range w.running {
+					if c := w.state[n.index].cancel; c != nil {
+						c(nil)
+					}
+				}
+				return
+			}
+		}
+	}
+	r := planRerun(w.g, w.wi, b, w.seen)
+	if len(r.Nodes) == 0 {
+		return
+	}
+	var stopping []*Node
+	for _, n := range r.Nodes {
+		if _, ok := w.running[n]; ok && !w.state[n.index].again {
+			stopping = append(stopping, n)
+		}
+	}
+	fmt.Fprintf(w.stderr, "vx: %s\n", changedLine(r.Paths, r.Nodes, stopping))
+	w.later(r.Nodes)
+}
+
+// seen reports whether n's current or next run sees a change made at t.
+func (w *watchRun) seen(n *Node, t time.Time) bool {
+	st := &w.state[n.index]
+	return st.waiting || st.again || st.start.After(t)
+}
+
+// endRound prints the summary of the tasks run since the tasks were last
+// idle, and closes the caches no task uses any more.
+func (w *watchRun) endRound() {
+	o := w.round
+	w.round = nil
+	o.Elapsed = time.Since(o.Start)
+	if o.Total > 0 {
+		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(*o, w.o.Color))
+	}
+	w.closeCaches()
+}
+
+func (w *watchRun) closeCaches() {
+	for _, tc := range w.closing {
+		tc.Close()
+	}
+	w.closing = nil
+}
+
+// sameGraph reports whether two plans hold the same tasks with the same
+// scripts, declarations and dependencies.
+func sameGraph(a, b *Graph) bool {
+	if len(a.Nodes) != len(b.Nodes) {
+		return false
+	}
+	for i, n := range a.Nodes {
+		m := b.Nodes[i]
+		if n.ID != m.ID || n.Script != m.Script || n.Pre != m.Pre || n.Post != m.Post || n.Target != m.Target ||
+			n.Cacheable != m.Cacheable || n.Project.Dir != m.Project.Dir || !reflect.DeepEqual(n.Config, m.Config) || len(n.Deps) != len(m.Deps) {
+			return false
+		}
+		for j, d := range n.Deps {
+			if d.ID != m.Deps[j].ID {
+				return false
+			}
+		}
+	}
+	return true
+}
