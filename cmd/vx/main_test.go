@@ -130,24 +130,30 @@ func vxtest(args []string) int {
 
 // TestScript runs the end-to-end scripts in testdata/script: each is a
 // workspace and the vx commands run in it, and reads like documentation.
-// They run on Windows too (under Wine in .ci/run), with one command added to
+// They run on Windows too (under Wine in .ci/run), with commands added to
 // testscript's:
 //
 //	exits N program [args...]
 //
 // runs program like exec and checks that it exits with status N; its stdout
-// and stderr are checked as exec's are. $VX is vx's absolute path.
+// and stderr are checked as exec's are. $VX is vx's absolute path. The
+// watch*.txtar scripts drive a vx watch in the background with watch,
+// edit and burst (see [watchScriptCmd]); they need Unix signals.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
+			env.Values[watchKey{}] = &watchSlot{}
 			vx, err := osexec.LookPath("vx")
 			env.Setenv("VX", vx)
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"watch": watchScriptCmd,
+			"edit":  editCmd,
+			"burst": burstCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				want, err := 0, error(nil)
 				if len(args) > 1 {

@@ -86,10 +86,10 @@ func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
 	}
 	end := WatchEnd{Signal: stopSignal(w.ctx)}
 	if end.Signal != syscall.SIGPIPE {
-		if o := w.round; o != nil && o.Total > 0 {
-			o.Signal, o.Elapsed = end.Signal, time.Since(o.Start)
-			o.Skipped = o.Total - o.Started
-			fmt.Fprintln(w.stderr, summary(*o, w.o.Color))
+		if w.round != nil && len(w.round) > 0 {
+			o := w.roundOutcome()
+			o.Signal = end.Signal
+			fmt.Fprintln(w.stderr, summary(o, w.o.Color))
 		} else {
 			fmt.Fprintf(w.stderr, "vx: stopped watching (%s)\n", SignalName(end.Signal))
 		}
@@ -144,7 +144,11 @@ type watchRun struct {
 	changes    <-chan watch.Batch
 	closing    []*TaskCache // caches to close at the end
 
-	round *Outcome // the counts since the first batch that found the tasks idle; nil while idle
+	// round holds what became of each task since the tasks were last
+	// idle ("succeeded", "cached", "failed", "skipped"; "" while it waits
+	// or runs), and when that was; nil while idle.
+	round      map[*Node]string
+	roundStart time.Time
 }
 
 func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
@@ -177,7 +181,7 @@ func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
 // new task cache; those still running are stopped first.
 func (w *watchRun) later(nodes []*Node) {
 	if w.round == nil {
-		w.round = &Outcome{Start: time.Now()}
+		w.round, w.roundStart = map[*Node]string{}, time.Now()
 	}
 	var wc *waveCache
 	if w.o.Cache != nil {
@@ -269,10 +273,7 @@ func (w *watchRun) startReady() {
 			st.start = time.Time{}
 			w.release(st.tc)
 			st.tc = nil
-			if w.round != nil && !n.Config.Persistent {
-				w.round.Total++
-				w.round.Skipped++
-			}
+			w.record(n, "skipped")
 		case n.Config.Persistent:
 			w.start(n)
 		case w.busy < w.o.Concurrency:
@@ -291,10 +292,7 @@ func (w *watchRun) start(n *Node) {
 	if n.Config.Persistent {
 		st.deps = w.depOutputs(n)
 	}
-	if w.round != nil && !n.Config.Persistent {
-		w.round.Total++
-		w.round.Started++
-	}
+	w.record(n, "")
 	spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: w.o.Env(n), Grace: w.o.Grace, Shells: w.shells}
 	if n.Target {
 		spec.Args = w.o.Args
@@ -402,16 +400,13 @@ func (w *watchRun) ended(r result) {
 			fmt.Fprintf(w.stderr, "vx: %s failed: %s\n", id, describe(r.res))
 		}
 	}
-	if w.round != nil && !n.Config.Persistent {
-		switch {
-		case failed:
-			w.round.Failed = append(w.round.Failed, n.ID)
-		case r.cached:
-			w.round.Succeeded++
-			w.round.Cached++
-		default:
-			w.round.Succeeded++
-		}
+	switch {
+	case failed:
+		w.record(n, "failed")
+	case r.cached:
+		w.record(n, "cached")
+	default:
+		w.record(n, "succeeded")
 	}
 	if !failed {
 		w.recordOutputs(n, r.cached)
@@ -539,14 +534,49 @@ func (w *watchRun) seen(n *Node, t time.Time) bool {
 	return st.waiting || st.again || st.start.After(t)
 }
 
+// record notes what became of n in this round; persistent tasks are not
+// counted.
+func (w *watchRun) record(n *Node, status string) {
+	if w.round != nil && !n.Config.Persistent {
+		w.round[n] = status
+	}
+}
+
+// roundOutcome counts the round's tasks as the summary line does.
+func (w *watchRun) roundOutcome() Outcome {
+	o := Outcome{Total: len(w.round), Start: w.roundStart, Elapsed: time.Since(w.roundStart)}
+	for _, n := range w.g.Nodes {
+		st, ok := w.round[n]
+		if !ok {
+			continue
+		}
+		switch st {
+		case "succeeded":
+			o.Started++
+			o.Succeeded++
+		case "cached":
+			o.Started++
+			o.Succeeded++
+			o.Cached++
+		case "failed":
+			o.Started++
+			o.Failed = append(o.Failed, n.ID)
+		case "skipped":
+			o.Skipped++
+		default: // stopped while it ran, or never started
+			o.Skipped++
+		}
+	}
+	return o
+}
+
 // endRound prints the summary of the tasks run since the tasks were last
 // idle, and closes the caches no task uses any more.
 func (w *watchRun) endRound() {
-	o := w.round
+	o := w.roundOutcome()
 	w.round = nil
-	o.Elapsed = time.Since(o.Start)
 	if o.Total > 0 {
-		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(*o, w.o.Color))
+		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(o, w.o.Color))
 	}
 	w.closeCaches()
 }

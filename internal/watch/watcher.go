@@ -58,6 +58,7 @@ type Watcher struct {
 	ignored   map[string]bool   // directories git ignores: not watched
 	isIgnored map[string]bool   // what git said of each file, until a .gitignore changes
 	digests   map[string]string // the content last seen of each changed file
+	born      map[string]bool   // files created since the last batch
 	fresh     []string          // directories watched since the last batch, to ask git about
 	deb       Debouncer
 	overflow  bool
@@ -88,7 +89,7 @@ func Start(o Options) (*Watcher, error) {
 		return nil, limitError(o.GOOS, err, 0)
 	}
 	w := &Watcher{o: o, fsn: fsn, out: make(chan Batch), done: make(chan struct{}),
-		watched: map[string]bool{}, ignored: map[string]bool{}, isIgnored: map[string]bool{}, digests: map[string]string{},
+		watched: map[string]bool{}, ignored: map[string]bool{}, isIgnored: map[string]bool{}, digests: map[string]string{}, born: map[string]bool{},
 		deb: Debouncer{Quiet: o.Quiet, Max: o.Max}}
 	w.C = w.out
 	if err := w.addTree(".", false, true); err != nil {
@@ -282,6 +283,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	now := time.Now()
 	switch {
 	case ev.Has(fsnotify.Create):
+		w.born[rel] = true
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 			if err := w.addTree(rel, true, false); err != nil && !w.limitSaid {
 				w.limitSaid = true
@@ -346,6 +348,7 @@ func (w *Watcher) batch(now time.Time) (Batch, bool) {
 			w.o.Warn(err.Error())
 		}
 	}
+	defer clear(w.born)
 	kept := changes[:0]
 	for _, c := range changes {
 		if c.Path == "." {
@@ -355,8 +358,12 @@ func (w *Watcher) batch(now time.Time) (Batch, bool) {
 		if d == "dir" {
 			continue
 		}
-		if old, ok := w.digests[c.Path]; ok && old == d {
+		old, known := w.digests[c.Path]
+		if known && old == d {
 			continue // written again as it was, or touched
+		}
+		if !known && d == "" && w.born[c.Path] {
+			continue // created and gone within the burst: an editor's temporary file
 		}
 		if d == "" {
 			delete(w.digests, c.Path)
