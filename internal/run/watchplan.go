@@ -62,41 +62,45 @@ type rerun struct {
 	// Nodes are the tasks to run again, in graph order: those whose
 	// inputs changed, then, transitively, those that depend on them.
 	// Persistent tasks are never among them: they restart only when the
-	// outputs of a dependency change (see [outputsChanged]).
+	// outputs of a dependency change.
 	Nodes []*Node
 	// Paths are the changed files that are some task's input.
 	Paths []string
+	// Causes holds, for each task whose own inputs changed, the changes
+	// among them.
+	Causes map[*Node][]watch.Change
 }
 
 // planRerun decides which tasks of g the changes rerun. A task reruns
-// when one of its input files changed after its current or last run
-// started (seen says whether the run of n that started last, or the one
-// waiting to start, saw a change made at t: it started after t, or has
-// not started yet); the tasks that depend on it, transitively, rerun with
-// it. With overflow (the system dropped events), every task counts as
-// changed. Persistent tasks (dev servers) are left alone: they watch
-// their own sources.
-func planRerun(g *Graph, wi *watchInputs, b watch.Batch, seen func(n *Node, t time.Time) bool) rerun {
+// when one of its input files changed, unless skip says that the change
+// does not concern it (its current or last run started after the change,
+// or it has yet to start); the tasks that depend on it, transitively,
+// rerun with it. With overflow (the system dropped events), every task
+// counts as changed, but those skip says saw a change made now.
+// Persistent tasks (dev servers) are left alone: they watch their own
+// sources.
+func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c watch.Change) bool) rerun {
 	in := make([]bool, len(g.Nodes))
 	used := map[string]bool{}
+	r := rerun{Causes: map[*Node][]watch.Change{}}
 	for _, n := range g.Nodes {
 		if n.Config.Persistent {
 			continue
 		}
-		if b.Overflow && !seen(n, time.Now()) {
+		if b.Overflow && !skip(n, watch.Change{Path: ".", Time: time.Now()}) {
 			in[n.index] = true
 			continue
 		}
 		for _, c := range b.Changes {
-			if wi.match[n.index].Match(c.Path, c.Ignored) && !seen(n, c.Time) {
+			if wi.match[n.index].Match(c.Path, c.Ignored) && !skip(n, c) {
 				in[n.index] = true
 				used[c.Path] = true
+				r.Causes[n] = append(r.Causes[n], c)
 			}
 		}
 	}
 	// Dependents come after their dependencies in graph order: one pass
 	// carries a rerun to all of them.
-	var r rerun
 	for _, n := range g.Nodes {
 		if !in[n.index] {
 			for _, d := range n.Deps {

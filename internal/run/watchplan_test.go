@@ -96,16 +96,16 @@ func TestPlanRerun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			seen := func(n *Node, at time.Time) bool {
+			skip := func(n *Node, c watch.Change) bool {
 				for _, id := range tt.pending {
 					if id == n.ID {
 						return true
 					}
 				}
 				st, ok := tt.started[n.ID]
-				return ok && st.After(at)
+				return ok && st.After(c.Time)
 			}
-			r := planRerun(g, wi, watch.Batch{Changes: tt.changes, Overflow: tt.overflow}, seen)
+			r := planRerun(g, wi, watch.Batch{Changes: tt.changes, Overflow: tt.overflow}, skip)
 			if diff := cmp.Diff(tt.wantNodes, ids(r.Nodes)); diff != "" {
 				t.Errorf("tasks (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"syscall"
 	"time"
 
@@ -72,7 +73,7 @@ func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
 	w.later(g.Nodes)
 	for {
 		w.startReady()
-		if w.round != nil && w.idle() {
+		if w.round != nil && !w.stopping && w.replan == nil && w.idle() {
 			w.endRound()
 		}
 		if (w.stopping || w.replan != nil) && len(w.running) == 0 {
@@ -113,7 +114,26 @@ type taskState struct {
 	// when it started.
 	outputs string
 	deps    []string
+
+	// The loop guard: end is when the last run ended; selfRuns counts
+	// the reruns in a row caused only by changes to selfPaths written
+	// while the task ran (its own writes, most likely); own holds the
+	// files vx treats as the task's outputs once that happened loopLimit
+	// times.
+	end       time.Time
+	selfRuns  int
+	selfPaths string
+	own       map[string]bool
 }
+
+// loopLimit is how many reruns in a row, each caused by the same files
+// written while the task ran, make vx treat those files as the task's own
+// outputs; clockLag is how far a file's modification time may lag the
+// real time (the kernel's coarse clock ticks every few milliseconds).
+const (
+	loopLimit = 3
+	clockLag  = 20 * time.Millisecond
+)
 
 // waveCache is a task cache shared by the tasks of one batch, closed
 // once none of them will use it any more.
@@ -371,6 +391,7 @@ func (w *watchRun) ended(r result) {
 		st.cancel = nil
 	}
 	r.closer()
+	st.end = r.end
 	failed := r.err != nil || r.res.ExitCode != 0
 	if st.tc != nil {
 		if !r.cached {
@@ -514,7 +535,10 @@ func (w *watchRun) changed(b watch.Batch) {
 			}
 		}
 	}
-	r := planRerun(w.g, w.wi, b, w.seen)
+	r := planRerun(w.g, w.wi, b, w.skip)
+	if w.loopGuard(r) {
+		r = planRerun(w.g, w.wi, b, w.skip)
+	}
 	if len(r.Nodes) == 0 {
 		return
 	}
@@ -528,10 +552,66 @@ func (w *watchRun) changed(b watch.Batch) {
 	w.later(r.Nodes)
 }
 
-// seen reports whether n's current or next run sees a change made at t.
-func (w *watchRun) seen(n *Node, t time.Time) bool {
+// skip reports whether change c does not rerun n: n's current or next
+// run sees it (it has not started yet, or started after c), or the file
+// is one vx treats as n's own output (see loopGuard).
+func (w *watchRun) skip(n *Node, c watch.Change) bool {
 	st := &w.state[n.index]
-	return st.waiting || st.again || st.start.After(t)
+	return st.waiting || st.again || st.start.After(c.Time) || st.own[c.Path]
+}
+
+// loopGuard breaks the loop of a task that changes its own inputs with
+// different content at every run (a timestamp, a pid): when the same
+// files, changed while the task ran, rerun it loopLimit times in a row,
+// vx says so and treats them as its outputs from then on. It reports
+// whether it did so for any task.
+func (w *watchRun) loopGuard(r rerun) bool {
+	tripped := false
+	for _, n := range r.Nodes {
+		cs, ok := r.Causes[n]
+		if !ok {
+			continue
+		}
+		st := &w.state[n.index]
+		_, running := w.running[n]
+		paths := make([]string, len(cs))
+		during := true
+		for i, c := range cs {
+			// Written while the task ran: after it started and, unless it
+			// still runs, before it ended (a file that is gone says
+			// nothing of who removed it).
+			paths[i] = c.Path
+			during = during && !st.start.IsZero() && !c.Mod.IsZero() && !c.Mod.Before(st.start.Add(-clockLag)) &&
+				(running || !c.Mod.After(st.end))
+		}
+		key := strings.Join(paths, "\x00")
+		switch {
+		case !during:
+			st.selfRuns, st.selfPaths = 0, ""
+			continue
+		case key == st.selfPaths:
+			st.selfRuns++
+		default:
+			st.selfRuns, st.selfPaths = 1, key
+		}
+		if st.selfRuns < loopLimit {
+			continue
+		}
+		if st.own == nil {
+			st.own = map[string]bool{}
+		}
+		shown := make([]string, len(paths))
+		for i, p := range paths {
+			st.own[p] = true
+			shown[i] = quote.Name(p)
+		}
+		fmt.Fprintf(w.stderr, "vx: %s: its own runs keep changing %s (%d times in a row, each while it ran): from now on vx treats %s as the task's output "+
+			"and does not rerun the task when %s; declare what the task writes in \"outputs\" in vx.json, or ignore it in .gitignore\n",
+			quote.Name(n.ID), listSome(shown, 4), loopLimit, plural(len(paths), "that file", "those files"), plural(len(paths), "it changes", "they change"))
+		st.selfRuns, st.selfPaths = 0, ""
+		tripped = true
+	}
+	return tripped
 }
 
 // record notes what became of n in this round; persistent tasks are not

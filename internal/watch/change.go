@@ -6,6 +6,9 @@ import "time"
 type Change struct {
 	Path string    // slash-separated, from the workspace root
 	Time time.Time // when vx learnt of its latest change
+	// Mod is the file's modification time as the system recorded it
+	// (its clock may lag the real time by a tick); zero once it is gone.
+	Mod time.Time
 	// Ignored: git ignores the file (it is no task's input, but for a
 	// project's package.json and the lockfiles).
 	Ignored bool

@@ -354,7 +354,8 @@ func (w *Watcher) batch(now time.Time) (Batch, bool) {
 		if c.Path == "." {
 			continue // the overflow's mark
 		}
-		d := digest(filepath.Join(w.o.Root, filepath.FromSlash(c.Path)))
+		var d string
+		d, c.Mod = digest(filepath.Join(w.o.Root, filepath.FromSlash(c.Path)))
 		if d == "dir" {
 			continue
 		}
@@ -431,28 +432,29 @@ const maxDigest = 64 << 20
 
 // digest identifies what a file holds: its content and executable bit,
 // "dir" for a directory, "" when it is gone, and a fresh value for a file
-// that cannot be read or is too large to compare.
-func digest(name string) string {
+// that cannot be read or is too large to compare; and its modification
+// time.
+func digest(name string) (string, time.Time) {
 	fi, err := os.Lstat(name)
 	switch {
 	case err != nil:
-		return ""
+		return "", time.Time{}
 	case fi.IsDir():
-		return "dir"
+		return "dir", fi.ModTime()
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(name)
-		return "link:" + target
+		return "link:" + target, fi.ModTime()
 	case fi.Size() > maxDigest:
-		return fmt.Sprintf("large:%d", time.Now().UnixNano())
+		return fmt.Sprintf("large:%d", time.Now().UnixNano()), fi.ModTime()
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Sprintf("unreadable:%d", time.Now().UnixNano())
+		return fmt.Sprintf("unreadable:%d", time.Now().UnixNano()), fi.ModTime()
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Sprintf("unreadable:%d", time.Now().UnixNano())
+		return fmt.Sprintf("unreadable:%d", time.Now().UnixNano()), fi.ModTime()
 	}
-	return fmt.Sprintf("%x:%o", h.Sum(nil), fi.Mode()&0o111)
+	return fmt.Sprintf("%x:%o", h.Sum(nil), fi.Mode()&0o111), fi.ModTime()
 }
