@@ -42,7 +42,7 @@ func TestComplete(t *testing.T) {
 		words []string // after "vx", the last being completed
 		want  string   // the whole output
 	}{
-		{"commands", root, []string{""}, ":plain\nrun\nwhy\nenv\nls\ngraph\ncache\ncompletion\nhelp\n"},
+		{"commands", root, []string{""}, ":plain\nrun\nwatch\nwhy\nenv\nls\ngraph\ncache\ncompletion\nhelp\n"},
 		{"command prefix", root, []string{"c"}, ":plain\ncache\ncompletion\n"},
 		{"top-level flags", root, []string{"--"}, ":plain\n--help\n--version\n"},
 		{"help topics", root, []string{"help", "e"}, ":plain\nenv\n"},
@@ -54,6 +54,8 @@ func TestComplete(t *testing.T) {
 		{"tasks in a project", web, []string{"run", ""},
 			":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\ndev\tnext dev\n"},
 		{"--filter narrows the tasks", root, []string{"run", "--filter", "@acme/*", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
+		{"vx watch takes the tasks vx run does", root, []string{"watch", "--filter", "@acme/*", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
+		{"vx watch's flags", root, []string{"watch", "--g"}, ":plain\n--grace\thow long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)\n"},
 		{"--filter= narrows the tasks", root, []string{"run", "--filter=web", "--concurrency", "2", "b"},
 			":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\n"},
 		{"--filter selecting the root offers its scripts", root, []string{"run", "--filter", "acme", "r"}, ":plain\nrelease\tchangeset publish\n"},
@@ -80,7 +82,7 @@ func TestComplete(t *testing.T) {
 		{"unknown command", root, []string{"bogus", ""}, ":plain\n"},
 		{"outside a workspace: nothing, no error", outside, []string{"run", ""}, ":plain\n"},
 		{"an empty word as older PowerShell passes it", web, []string{"run", `""`}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\ndev\tnext dev\n"},
-		{"no words at all", root, nil, ":plain\nrun\nwhy\nenv\nls\ngraph\ncache\ncompletion\nhelp\n"},
+		{"no words at all", root, nil, ":plain\nrun\nwatch\nwhy\nenv\nls\ngraph\ncache\ncompletion\nhelp\n"},
 		{"vx why: the tasks vx run takes", web, []string{"why", "b"}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\n"},
 		{"vx why --filter narrows them", root, []string{"why", "--filter", "@acme/ui", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
 		{"vx why: project#task once # is typed", web, []string{"why", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},
