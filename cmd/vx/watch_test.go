@@ -25,28 +25,29 @@ const watchDeadline = 60 * time.Second
 // (stdout and stderr in one buffer, in the order written).
 type watchedVx struct {
 	cmd  *exec.Cmd
-	out  lockedBuffer
+	out  syncBuffer
 	done chan struct{}
 	err  error
 	mark int    // the output before mark has been waited through
 	last string // the output the last wait went through
 }
 
-type lockedBuffer struct {
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // startWatch starts vx with args in dir and env, in its own process group.

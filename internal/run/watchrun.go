@@ -81,6 +81,10 @@ func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
 		}
 		w.wait()
 	}
+	// Tasks that were to run will not: their caches are done with too.
+	for wc := range w.live {
+		w.closing = append(w.closing, wc.tc)
+	}
 	w.closeCaches()
 	if w.replan != nil {
 		return WatchEnd{Replan: w.replan}
@@ -162,7 +166,8 @@ type watchRun struct {
 	replan     *Graph
 	done, kill <-chan struct{}
 	changes    <-chan watch.Batch
-	closing    []*TaskCache // caches to close at the end
+	closing    []*TaskCache        // caches no task uses any more, to close when the tasks are idle
+	live       map[*waveCache]bool // caches tasks still use
 
 	// round holds what became of each task since the tasks were last
 	// idle ("succeeded", "cached", "failed", "skipped"; "" while it waits
@@ -177,7 +182,7 @@ func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
 	}
 	w := &watchRun{g: g, o: o, wi: newWatchInputs(g, o.Store), shells: &exec.ShellCache{},
 		state: make([]taskState, len(g.Nodes)), dependents: make([][]*Node, len(g.Nodes)),
-		running: map[*Node]process{}, results: make(chan result), changes: o.Changes}
+		running: map[*Node]process{}, results: make(chan result), changes: o.Changes, live: map[*waveCache]bool{}}
 	w.ctx, w.cancel = context.WithCancelCause(ctx)
 	w.stdout, w.stderr = newOutput(o.Stdout, o.Stderr, o.OutputTerminal)
 	w.stdout.o.broken = func(err error) {
@@ -214,6 +219,7 @@ func (w *watchRun) later(nodes []*Node) {
 		if len(cacheable) > 0 {
 			if tc := w.o.Cache(cacheable); tc != nil {
 				wc = &waveCache{tc: tc}
+				w.live[wc] = true
 			}
 		}
 	}
@@ -236,6 +242,7 @@ func (w *watchRun) later(nodes []*Node) {
 		st.waiting = true
 	}
 	if wc != nil && wc.refs == 0 {
+		delete(w.live, wc)
 		w.closing = append(w.closing, wc.tc)
 	}
 }
@@ -247,6 +254,7 @@ func (w *watchRun) release(wc *waveCache) {
 	}
 	wc.refs--
 	if wc.refs == 0 {
+		delete(w.live, wc)
 		w.closing = append(w.closing, wc.tc)
 	}
 }
