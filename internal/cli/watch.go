@@ -20,9 +20,6 @@ var watchCmd = &command{
 	summary: "run tasks, then run them again whenever their inputs change",
 	usage:   "vx watch <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--grace <duration>] [-- <args>]",
 	flags: []flagSpec{
-		{name: "filter", kind: listFlag, arg: "<selector>", usage: "select projects as vx run does (repeatable)"},
-		{name: "affected", kind: boolFlag, usage: "only the projects with files changed since the base (git), and their dependents"},
-		{name: "base", kind: stringFlag, arg: "<ref>", usage: "what --affected compares with (default: $VX_BASE, else origin/HEAD, main, master)"},
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "how long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)"},
 	},
@@ -30,6 +27,7 @@ var watchCmd = &command{
 }
 
 func init() {
+	watchCmd.flags = append(append([]flagSpec{}, selectFlags...), watchCmd.flags...)
 	watchCmd.flags = append(watchCmd.flags, cacheRunFlags...)
 }
 
@@ -56,15 +54,11 @@ func runWatch(p *Process, a *parsed) (int, error) {
 		}
 		grace = d
 	}
-	base := a.str("base")
-	if a.set["base"] && !a.set["affected"] {
-		return ExitUsage, usagef("--base names what --affected compares with; add --affected")
+	base, err := affectedBase(p, a)
+	if err != nil {
+		return ExitUsage, err
 	}
-	if base == "" {
-		base = run.EnvBase(p.Environ, p.GOOS)
-	}
-	sel := run.Selection{Tasks: a.pos, Filters: a.vals["filter"], Dir: p.Dir, Affected: a.set["affected"], Base: base,
-		Git: run.NewGit(p.Environ), GOOS: p.GOOS}
+	sel := selection(p, a, base)
 	plan := func() (*workspace.Workspace, *run.Graph, error) {
 		ws, cfg, err := load(p)
 		if err != nil {
@@ -79,8 +73,8 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
 		return ExitUsage, err
 	}
+	notePlan(p, g, a.pos, "nothing to watch")
 	if len(g.Nodes) == 0 {
-		fmt.Fprintf(p.Stderr, "vx: nothing to watch: no selected project has %s\n", strings.Join(a.pos, " or "))
 		return ExitOK, nil
 	}
 	if !p.gate.enter() {
