@@ -9,6 +9,11 @@
 // records what became of each task ([TaskRun], for `vx run --summary`) and
 // fans signals out to every running task's process tree.
 //
+// [Watch] (vx watch) runs a graph, then reruns the tasks whose inputs
+// change, and their dependents, as internal/watch reports the changes:
+// which ones is planRerun's decision, a pure function over
+// cache.InputMatcher, the key's own rule of what an input is.
+//
 // Each task's environment comes from [TaskEnv], the one function both
 // `vx run` and `vx env` use, so what `vx env` shows is what the child gets.
 // [Steps] says what each task would start (`vx run --dry-run`) and [Nested]
