@@ -104,12 +104,13 @@ func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
 
 // taskState is what vx watch knows of one task.
 type taskState struct {
-	waiting bool      // to run (again) once its dependencies have
-	again   bool      // running, but stopped to run again
-	start   time.Time // when its last run started; zero: never
-	ok      bool      // its last run succeeded
-	cached  bool      // its last run came from the cache
-	tc      *waveCache
+	waiting bool       // to run (again) once its dependencies have
+	again   bool       // running, but stopped to run again
+	start   time.Time  // when its last run started; zero: never
+	ok      bool       // its last run succeeded
+	cached  bool       // its last run came from the cache
+	tc      *waveCache // the cache of its next run
+	runTC   *waveCache // the cache its current run started with
 	cancel  context.CancelCauseFunc
 	// outputs identifies the task's outputs after its last run
 	// ([cache.OutputsDigest], or the run's start time when it declares
@@ -226,7 +227,9 @@ func (w *watchRun) later(nodes []*Node) {
 	for _, n := range nodes {
 		st := &w.state[n.index]
 		if wc != nil && n.Cacheable {
-			w.release(st.tc)
+			if st.tc != st.runTC {
+				w.release(st.tc)
+			}
 			st.tc = wc
 			wc.refs++
 		}
@@ -329,12 +332,27 @@ func (w *watchRun) start(n *Node) {
 	o, e := newPrefixWriter(w.stdout, prefix), newPrefixWriter(w.stderr, prefix)
 	spec.Stdout, spec.Stderr = o, e
 	closer := func() { o.Close(); e.Close() }
+	st.runTC = st.tc
+	var tc *TaskCache
+	if st.tc != nil {
+		tc = st.tc.tc
+	}
+	// The cache hears of the end from the goroutine that saw it, never
+	// waiting for this loop, which may itself wait for a task's lock
+	// that another vx holds (TaskCache.after); a run stopped to run again,
+	// or by Ctrl-C, is never stored.
+	done := func(ctx context.Context, r result) {
+		if tc != nil {
+			tc.after(n, r.err == nil && r.res.ExitCode == 0 && !r.cached && (ctx == nil || ctx.Err() == nil))
+		}
+		w.results <- r
+	}
 	if st.tc != nil {
 		var hit bool
 		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr); hit {
 			st.cached = true
 			w.running[n] = nil
-			go func() { w.results <- result{n: n, closer: closer, end: time.Now(), cached: true} }()
+			go done(nil, result{n: n, closer: closer, end: time.Now(), cached: true})
 			return
 		}
 	}
@@ -344,15 +362,13 @@ func (w *watchRun) start(n *Node) {
 	if err != nil {
 		err = explainNotFound(err, spec.Env)
 		w.running[n] = nil
-		go func() {
-			w.results <- result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: time.Now()}
-		}()
+		go done(ctx, result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: time.Now()})
 		return
 	}
 	w.running[n] = p
 	go func() {
 		res, err := p.Wait()
-		w.results <- result{n: n, res: res, err: err, closer: closer, end: time.Now()}
+		done(ctx, result{n: n, res: res, err: err, closer: closer, end: time.Now()})
 	}()
 }
 
@@ -401,14 +417,14 @@ func (w *watchRun) ended(r result) {
 	r.closer()
 	st.end = r.end
 	failed := r.err != nil || r.res.ExitCode != 0
-	if st.tc != nil {
-		if !r.cached {
-			st.tc.tc.after(n, !failed && !st.again)
-		}
-		if !st.again {
+	if st.runTC != nil {
+		if st.tc != st.runTC {
+			w.release(st.runTC) // it runs next with a newer cache
+		} else if !st.again {
 			w.release(st.tc)
 			st.tc = nil
 		}
+		st.runTC = nil
 	}
 	if st.again {
 		// Stopped to run again: not a failure; it waits for its
