@@ -864,6 +864,16 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		c.warn("%s: not cached: keeping its output failed: %v", k.spec.ID, cp.broken)
 		return
 	}
+	// A glob that keeps nothing is said first: it may be why an output
+	// is taken for an input that changed ("dist" names no file of dist/).
+	found, err := findOutputs(k.spec.Outputs, dir, filepath.Clean(c.store.Dir))
+	if err != nil {
+		c.warn("%s: not cached: %v", k.spec.ID, err)
+		return
+	}
+	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {
+		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g))
+	}
 	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs); p != "" {
 		c.warn("%s: not cached: its inputs changed while it ran (%s changed)", k.spec.ID, p)
 		return
@@ -877,7 +887,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		c.warn("%s: not cached: its inputs changed while it ran (%s)", k.spec.ID, firstChange(k, now))
 		return
 	}
-	r, err := collectOutputs(c.store, k.spec.Outputs, dir)
+	r, err := storeOutputs(c.store, found, dir)
 	if err != nil {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
 		return

@@ -259,6 +259,8 @@ func TestInputWrittenWhileRunning(t *testing.T) {
 	os.MkdirAll(filepath.Dir(src), 0o755)
 	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
 	os.WriteFile(src, []byte("export const a = 1\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "p/dist"), 0o755)
+	os.WriteFile(filepath.Join(root, "p/dist/a.js"), []byte("built\n"), 0o644) // what the task writes
 	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
 	var warn bytes.Buffer
 	c, err := New(Options{Dir: testdir.New(t), Root: root, Read: true, Write: true, Warn: &warn})

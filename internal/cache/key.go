@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,6 +71,46 @@ type InputFile struct {
 func hashValue(v string) string {
 	sum := sha256.Sum256([]byte(v))
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalGlobs returns globs in a form that keeps their meaning (what
+// [matchGlobs] says of every path) and drops what of their order does not
+// matter, for the key: two lists of the same form match the same paths, so
+// an entry stored under one is restored exactly under the other; a reorder
+// that changes what the list matches changes the form.
+//
+// The last glob that matches a path decides, so within a run of
+// consecutive globs of the same sign (all "!..." or none) their order does
+// not matter, nor does a repeat: each run is sorted, and each glob kept
+// once in it. "!..." globs before the first positive one exclude from
+// nothing: they are dropped. Runs stay in their order, with their signs
+// between them. (Lists of another form can still match the same paths,
+// "a" and "b" against "b" and "a" after "!c": they get two keys, which costs
+// a run, never a wrong restore.)
+func canonicalGlobs(globs []string) []string {
+	out := make([]string, 0, len(globs))
+	start := 0 // of the current run in out
+	for _, g := range globs {
+		neg := strings.HasPrefix(g, "!")
+		if len(out) == 0 && neg {
+			continue
+		}
+		if len(out) > 0 && strings.HasPrefix(out[len(out)-1], "!") != neg {
+			start = len(out)
+		}
+		if !slices.Contains(out[start:], g) {
+			out = append(out, g)
+		}
+	}
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && strings.HasPrefix(out[j], "!") == strings.HasPrefix(out[i], "!") {
+			j++
+		}
+		slices.Sort(out[i:j])
+		i = j
+	}
+	return out
 }
 
 // matchGlobs applies globs in order, the last one matching p deciding; a
@@ -296,9 +337,7 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property) *K
 		k.Env = append(k.Env, Property{Name: e.Name, Value: hashValue(e.Value)})
 	}
 	sort.Slice(k.Env, func(i, j int) bool { return k.Env[i].Name < k.Env[j].Name })
-	outs := append([]string(nil), t.Outputs...)
-	sort.Strings(outs)
-	cmd := &Command{Arguments: t.Argv, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: outs}
+	cmd := &Command{Arguments: t.Argv, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: canonicalGlobs(t.Outputs)}
 	if t.RelDir == "." {
 		cmd.WorkingDirectory = ""
 	}

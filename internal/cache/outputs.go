@@ -197,11 +197,17 @@ func removeLeftovers(outputs []string, dir, skip string) error {
 // collectOutputs stores the files the output globs match under dir and
 // returns the ActionResult that lists them.
 func collectOutputs(st *Store, outputs []string, dir string) (*ActionResult, error) {
-	r := &ActionResult{}
 	entries, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return nil, err
 	}
+	return storeOutputs(st, entries, dir)
+}
+
+// storeOutputs stores entries, files and symbolic links findOutputs found
+// under dir, and returns the ActionResult that lists them.
+func storeOutputs(st *Store, entries []outputEntry, dir string) (*ActionResult, error) {
+	r := &ActionResult{}
 	for _, e := range entries {
 		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
 		if e.info.Mode()&fs.ModeSymlink != 0 {
@@ -224,6 +230,38 @@ func collectOutputs(st *Store, outputs []string, dir string) (*ActionResult, err
 		r.OutputFiles = append(r.OutputFiles, OutputFile{Path: e.rel, Digest: d, Executable: mode&0o111 != 0, Mode: mode})
 	}
 	return r, nil
+}
+
+// unmatchedOutputs returns the globs of outputs that keep none of found:
+// those that do not start with "!" and match none of its files and links.
+func unmatchedOutputs(outputs []string, found []outputEntry) []string {
+	var out []string
+	for _, g := range outputs {
+		if strings.HasPrefix(g, "!") {
+			continue
+		}
+		hit := false
+		for _, e := range found {
+			if hit, _ = doublestar.Match(g, e.rel); hit {
+				break
+			}
+		}
+		if !hit {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// unmatchedHint says what an output glob that matched nothing in the
+// project directory dir may mean: a directory named without "/**".
+func unmatchedHint(dir, g string) string {
+	if !strings.ContainsAny(g, "*?[{") {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(g))); err == nil && fi.IsDir() {
+			return fmt.Sprintf(": %q is a directory, and a glob matches files; its files are %q", g, g+"/**")
+		}
+	}
+	return "; check the task's outputs in vx.json"
 }
 
 // blobError is a blob that could not be read during a restore.

@@ -53,7 +53,8 @@ type Task struct {
 	// on it, and it is never cached.
 	Persistent bool
 	// Outputs are the globs of the files the task produces, relative to its
-	// project ("dist/**", "!dist/**/*.map"); nil when absent or [], which
+	// project ("dist/**", "!dist/**/*.map"), without "." and empty elements
+	// ("./dist/**" is read as "dist/**"); nil when absent or [], which
 	// both mean the task produces no files the cache keeps.
 	Outputs []string
 	// Inputs are the globs of the files the task reads, relative to its

@@ -81,6 +81,11 @@ func TestParse(t *testing.T) {
 			},
 		},
 		{
+			name: "globs lose their . and empty elements",
+			in:   `{"tasks": {"build": {"outputs": ["./dist/**", "!./dist/./x.map", "lib/", "out//a"], "inputs": ["./src/**", "//./scripts/b.mjs", "!./a"]}}}`,
+			want: map[string]Task{"build": {Outputs: []string{"dist/**", "!dist/x.map", "lib", "out/a"}, Inputs: []string{"src/**", "//scripts/b.mjs", "!a"}}},
+		},
+		{
 			name: "empty lists and maps are nil",
 			in:   `{"tasks": {"lint": {"dependsOn": [], "env": {"passThrough": [], "define": {}}}}}`,
 			want: map[string]Task{"lint": {}},
@@ -416,6 +421,16 @@ func TestParseErrors(t *testing.T) {
 			name: "bad glob",
 			in:   `{"tasks": {"build": {"inputs": ["src/[a"]}}}`,
 			want: `vx.json:1:33: invalid inputs glob "src/[a" in task "build": not a valid glob (an unclosed [ or {?)`,
+		},
+		{
+			name: "glob of the project's directory",
+			in:   `{"tasks": {"build": {"outputs": ["./"]}}}`,
+			want: `vx.json:1:34: invalid outputs glob "./" in task "build": it names a directory, not its files; write "**"`,
+		},
+		{
+			name: "glob of the root's directory",
+			in:   `{"tasks": {"build": {"inputs": ["//."]}}}`,
+			want: `vx.json:1:33: invalid inputs glob "//." in task "build": it names a directory, not its files; write "//**"`,
 		},
 		{
 			name: "backslash",

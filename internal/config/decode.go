@@ -141,6 +141,9 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				if reason := checkGlob(g, m.key == "inputs"); reason != "" {
 					return t, errAt(m.val.elems[i].off, "invalid %s glob %q in task %q: %s", m.key, g, name, reason)
 				}
+				if list[i] = cleanGlob(g); strings.TrimLeft(list[i], "!/") == "" {
+					return t, errAt(m.val.elems[i].off, `invalid %s glob %q in task %q: it names a directory, not its files; write %q`, m.key, g, name, list[i]+"**")
+				}
 			}
 			if list == nil {
 				list = []string{}
@@ -347,6 +350,35 @@ func checkPassThrough(s string) string {
 		return `"*" is allowed only at the end, as in "NEXT_PUBLIC_*"`
 	}
 	return ""
+}
+
+// cleanGlob returns g without what the paths vx matches never hold, which
+// would keep it from matching anything: "." elements ("./dist/**" is
+// "dist/**") and empty ones (a doubled "/", or a trailing one: "dist/" is
+// "dist"). The "!" and "//" in front stay; an absolute glob is left as it
+// is (checkGlob refuses it).
+func cleanGlob(g string) string {
+	prefix, rest := "", g
+	if r, ok := strings.CutPrefix(rest, "!"); ok {
+		prefix, rest = "!", r
+	}
+	if r, ok := strings.CutPrefix(rest, "//"); ok {
+		prefix, rest = prefix+"//", r
+	}
+	if strings.HasPrefix(rest, "/") {
+		return g
+	}
+	elems := strings.Split(rest, "/")
+	kept := elems[:0:0]
+	for _, e := range elems {
+		if e != "" && e != "." {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(elems) {
+		return g
+	}
+	return prefix + strings.Join(kept, "/")
 }
 
 // checkGlob returns why g is not a valid outputs or inputs glob, or "".
