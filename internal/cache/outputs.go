@@ -122,9 +122,22 @@ type outputEntry struct {
 // excluded. Symbolic links to directories are not followed. A restore's
 // temporary file (restorePrefix) is never an output.
 func findOutputs(outputs []string, dir, skip string) ([]outputEntry, error) {
-	var found []outputEntry
-	err := walkOutputs(outputs, dir, skip, func(rel string, e fs.DirEntry) error {
-		if strings.HasPrefix(e.Name(), restorePrefix) || !matchGlobs(outputs, "", rel, true) {
+	found, _, err := findOutputsAndLeftovers(outputs, dir, skip)
+	return found, err
+}
+
+// findOutputsAndLeftovers is findOutputs that also lists, by their path
+// relative to dir, the restore's temporary files under the output globs'
+// bases ([removeLeftovers]).
+func findOutputsAndLeftovers(outputs []string, dir, skip string) (found []outputEntry, leftovers []string, err error) {
+	err = walkOutputs(outputs, dir, skip, func(rel string, e fs.DirEntry) error {
+		if strings.HasPrefix(e.Name(), restorePrefix) {
+			if e.Type().IsRegular() {
+				leftovers = append(leftovers, rel)
+			}
+			return nil
+		}
+		if !matchGlobs(outputs, "", rel, true) {
 			return nil
 		}
 		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
@@ -137,7 +150,7 @@ func findOutputs(outputs []string, dir, skip string) ([]outputEntry, error) {
 		found = append(found, outputEntry{rel: rel, info: info})
 		return nil
 	})
-	return found, err
+	return found, leftovers, err
 }
 
 // walkOutputs calls fn for every entry but directories under the bases of
@@ -184,14 +197,13 @@ const restorePrefix = ".vx-restore-"
 // output globs. Only the run that holds the task's lock calls it, so no
 // restore of the task is under way.
 func removeLeftovers(outputs []string, dir, skip string) error {
-	return walkOutputs(outputs, dir, skip, func(rel string, e fs.DirEntry) error {
-		if strings.HasPrefix(e.Name(), restorePrefix) && e.Type().IsRegular() {
-			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
+	_, leftovers, err := findOutputsAndLeftovers(outputs, dir, skip)
+	for _, rel := range leftovers {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
-		return nil
-	})
+	}
+	return err
 }
 
 // collectOutputs stores the files the output globs match under dir and
@@ -290,9 +302,6 @@ func fileMode(f OutputFile) os.FileMode {
 // only when all are, the files of the outputs that r does not hold are
 // removed and the new ones renamed into place.
 func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (err error) {
-	if err := removeLeftovers(outputs, dir, filepath.Clean(st.Dir)); err != nil {
-		return err
-	}
 	type staged struct{ tmp, dst string }
 	var done []staged
 	defer func() {
@@ -332,9 +341,20 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 			keep[s.Path], links[s.Path] = true, true
 		}
 	}
-	existing, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
+	// The temporary files of a restore that was killed go too, but for
+	// this one's.
+	existing, leftovers, err := findOutputsAndLeftovers(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return err
+	}
+	ours := map[string]bool{}
+	for _, s := range done {
+		ours[s.tmp] = true
+	}
+	for _, rel := range leftovers {
+		if p := filepath.Join(dir, filepath.FromSlash(rel)); !ours[p] {
+			os.Remove(p)
+		}
 	}
 	for _, e := range existing {
 		if !keep[e.rel] {

@@ -2,6 +2,7 @@ package lockfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -11,36 +12,14 @@ import (
 // of the file in this process) holds the lock.
 var ErrHeld = errors.New("lockfile: held by another process")
 
-// Lock is a held lock.
-type Lock struct {
-	f *os.File
-}
-
 // TryLock creates the file at path if needed and takes its exclusive lock
 // without waiting: ErrHeld when it is held. The locked file then holds the
-// process id of its holder.
-func TryLock(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := lock(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	// Who holds it, for a waiter's message; best effort.
-	if f.Truncate(0) == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return &Lock{f: f}, nil
-}
+// process id of its holder. The file is not inherited by child processes.
+func TryLock(path string) (*Lock, error) { return tryLock(path) }
 
-// Unlock releases the lock. The file stays: removing it could let two
-// processes hold locks on two different files of the same name.
-func (l *Lock) Unlock() error {
-	unlock(l.f)
-	return l.f.Close()
-}
+// pidLine is this process's id as the lock file holds it, padded to a
+// fixed width so that it overwrites a longer one without a truncate.
+var pidLine = []byte(fmt.Sprintf("%-19d\n", os.Getpid()))
 
 // Holder returns the process id written in the lock file at path, or 0
 // when it names none.

@@ -2,11 +2,12 @@
 
 package lockfile
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
-func lock(*os.File) error { return errors.ErrUnsupported }
+// Lock is never held where vx has no file locks.
+type Lock struct{}
 
-func unlock(*os.File) {}
+func tryLock(string) (*Lock, error) { return nil, errors.ErrUnsupported }
+
+// Unlock does nothing.
+func (l *Lock) Unlock() error { return nil }
