@@ -52,12 +52,12 @@ echo "$DECLARED" > dist/b.txt
 	overlap := func(t *testing.T, w *cacheWS, started, release string) {
 		t.Helper()
 		a, aOut := w.start([]string{"DECLARED=A"}, "run", "build", "--filter", "c")
-		if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started + "-A"); return err == nil }) {
+		if !waitUntil(20*time.Second, func() bool { _, err := os.Stat(started + "-A"); return err == nil }) {
 			t.Fatalf("run A did not start its task\n%s", aOut)
 		}
 		b, bOut := w.start([]string{"DECLARED=B"}, "run", "build", "--filter", "c")
 		want := "vx: c#build: waiting for another vx (pid " + strconv.Itoa(a.Process.Pid) + ") running it in this workspace"
-		if !waitFor(20*time.Second, func() bool { return strings.Contains(bOut.String(), want) }) {
+		if !waitUntil(20*time.Second, func() bool { return strings.Contains(bOut.String(), want) }) {
 			t.Errorf("run B did not say %q:\n%s", want, bOut)
 		}
 		os.WriteFile(release, nil, 0o644)

@@ -3,13 +3,11 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,36 +20,18 @@ import (
 
 // start starts vx in the workspace without waiting for it; its stdout
 // and stderr go to out.
-func (w *cacheWS) start(extra []string, args ...string) (cmd *osexec.Cmd, out *syncBuf) {
+func (w *cacheWS) start(extra []string, args ...string) (cmd *osexec.Cmd, out *syncBuffer) {
 	w.t.Helper()
 	cmd = osexec.Command("vx", args...)
 	cmd.Dir = w.root
 	cmd.Env = append(append([]string{}, w.env...), extra...)
-	out = &syncBuf{}
+	out = &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)
 	}
 	w.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return cmd, out
-}
-
-// syncBuf is a buffer two writers may share.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // distFiles lists the files under packages/<p>/dist, sorted.
@@ -170,7 +150,7 @@ echo full > dist/out.txt
 	w.write("packages/c/src/in.txt", "v1\n")
 	os.WriteFile(slow, nil, 0o644)
 	cmd, _ := w.start(nil, "run", "build", "--filter", "c")
-	if !waitFor(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil }) {
+	if !waitUntil(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil }) {
 		t.Fatal("the task did not start")
 	}
 	cmd.Process.Signal(syscall.SIGINT)

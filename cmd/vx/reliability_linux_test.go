@@ -147,18 +147,6 @@ func TestReliabilityCtrlC(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds or d passes; it reports which.
-func waitUntil(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
-}
-
 // TestReliabilityJobControl proves that job control works for a single
 // task run from an interactive shell on a terminal: Ctrl-Z stops the task
 // and vx and gives the terminal back to the shell; bg lets the task run on

@@ -85,17 +85,6 @@ func interrupt(t *testing.T, cmd *osexec.Cmd) (time.Duration, int) {
 	return time.Since(start), cmd.ProcessState.ExitCode()
 }
 
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
-}
-
 // fill stores the clone's builds in the fake server.
 func fill(t *testing.T, srv *remotetest.Fake, c faultClone) {
 	t.Helper()
@@ -275,7 +264,7 @@ func TestRemoteHelperHangs(t *testing.T) {
 		marker := filepath.Join(testdir.New(t), "started")
 		c := newFaultClone(t, runs, 2, 10)
 		cmd, out := c.start([]string{"VX_REMOTE_CACHE=grpc://127.0.0.1:1", "VX_REMOTE_TIMEOUT=60s", "VX_REMOTE_HELPER=" + hangingHelper(t, marker)}, "run", "build")
-		if !waitFor(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
+		if !waitUntil(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
 			t.Fatalf("the helper was not started\n%s", out)
 		}
 		took, code := interrupt(t, cmd)
