@@ -599,3 +599,27 @@ func TestRestoreLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// TestLockTaskWithoutLocks: a workspace where no lock can be made (its
+// node_modules is a file) warns once in the run, whatever the number of
+// tasks, and the tasks go on.
+func TestLockTaskWithoutLocks(t *testing.T) {
+	root := testdir.New(t)
+	os.WriteFile(filepath.Join(root, "node_modules"), []byte("not a directory"), 0o644)
+	var warn bytes.Buffer
+	c, err := New(Options{Dir: testdir.New(t), Root: root, Read: true, Write: true, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a#build", "b#build", "c#build"} {
+		k := &Key{spec: &TaskSpec{ID: id}}
+		unlock, ok := c.LockTask(k)
+		if !ok {
+			t.Fatalf("%s: LockTask refused", id)
+		}
+		unlock()
+	}
+	if n := strings.Count(warn.String(), "cannot lock"); n != 1 {
+		t.Errorf("%d warnings, want one:\n%s", n, warn.String())
+	}
+}

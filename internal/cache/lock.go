@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/lockfile"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // Two vx runs in one workspace must not look up, restore, run or store the
@@ -31,7 +32,8 @@ const lockPoll = 50 * time.Millisecond
 // waiting for another vx (pid 1234) running it in this workspace"). It
 // returns the function that releases the lock, or ok false when the
 // cache's Context ended first (Ctrl-C). A lock that cannot be made (a
-// read-only node_modules) is a warning, and the task goes on without it.
+// read-only node_modules) is one warning in the run, and the tasks go on
+// without locks.
 func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 	dir := filepath.Join(c.opts.Root, "node_modules", ".cache", "vx-locks")
 	sum := sha256.Sum256([]byte(k.spec.ID))
@@ -49,7 +51,13 @@ func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 			return func() { l.Unlock() }, true
 		}
 		if !errors.Is(err, lockfile.ErrHeld) {
-			c.warn("%s: cannot lock it against other vx runs in this workspace (%v); going on without the lock", k.spec.ID, err)
+			// Once per run, whatever the task: the reason is the
+			// directory's (read-only, not a directory...).
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			c.warn("cannot lock tasks against other vx runs in %s (%v); going on without the locks", quote.Q(dir), err)
 			return func() {}, true
 		}
 		if !noticed && time.Since(start) >= lockNotice {
