@@ -19,6 +19,11 @@ type Spec struct {
 	// Script is the package.json script: shell code, run by sh on POSIX
 	// and by cmd.exe on Windows (see [Resolve]).
 	Script string
+	// Program, when not empty, is a program to start directly, without a
+	// shell, in place of Script: a path (vx's helpers, node), looked up
+	// like a name holding a separator in [LookPath]. Args are its
+	// arguments.
+	Program string
 	// Args are the extra arguments (those after "--"), appended to the
 	// script quoted so that each reaches the program as one argument.
 	Args []string
@@ -192,6 +197,9 @@ const (
 //     is a batch file) and each % written %%cd:~,% (see shellCommand). An
 //     argument holding a line break is an error: cmd.exe cannot pass it.
 //
+// A spec with a Program starts it as it is: {program, args...}, each
+// argument quoted for CommandLineToArgvW on Windows.
+//
 // Use it to show what would run.
 func Resolve(spec Spec) (path string, argv []string, err error) {
 	return resolve(spec, runtime.GOOS, isExecutable)
@@ -199,6 +207,20 @@ func Resolve(spec Spec) (path string, argv []string, err error) {
 
 func resolve(spec Spec, goos string, isExec func(string) error) (string, []string, error) {
 	win := goos == "windows"
+	if spec.Program != "" {
+		path, err := lookPath(spec.Program, "", spec.Env, goos, isExec)
+		if err != nil {
+			return "", nil, err
+		}
+		argv := []string{path}
+		for _, a := range spec.Args {
+			if win {
+				a = shQuoteArgv(a) // the command line is these, joined by spaces
+			}
+			argv = append(argv, a)
+		}
+		return path, argv, nil
+	}
 	batch := false
 	if win {
 		if err := shCmdArgError(spec.Args); err != nil {
@@ -256,11 +278,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	if err := p.pipes(spec); err != nil {
 		p.closeAll()
-		return nil, fmt.Errorf("exec: start %q: %w", spec.Script, err)
+		return nil, fmt.Errorf("exec: start %q: %w", spec.what(), err)
 	}
 	if err := p.startOS(spec); err != nil {
 		p.closeAll()
-		return nil, fmt.Errorf("exec: start %q in %q: %w", spec.Script, spec.Dir, err)
+		return nil, fmt.Errorf("exec: start %q in %q: %w", spec.what(), spec.Dir, err)
 	}
 	for _, f := range p.closers {
 		f.Close()
@@ -276,6 +298,14 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		go p.watch(ctx, spec.Grace)
 	}
 	return p, nil
+}
+
+// what names what spec starts, for errors.
+func (spec Spec) what() string {
+	if spec.Program != "" {
+		return spec.Program
+	}
+	return spec.Script
 }
 
 // Argv returns what was started: the program found in the task's PATH (the

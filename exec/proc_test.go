@@ -185,6 +185,17 @@ func TestStartArgsReachProgram(t *testing.T) {
 	}
 }
 
+// TestStartProgramArgs starts a program directly, without a shell: every
+// argument arrives as one, as is (CommandLineToArgvW's quoting on Windows).
+func TestStartProgramArgs(t *testing.T) {
+	t.Parallel()
+	args := roundTripArgs
+	got := argsReceived(t, Spec{Program: mustExecutable(t), Args: args, Env: testEnv(t, helperEnv+"=args")})
+	if diff := cmp.Diff(args, got); diff != "" {
+		t.Errorf("args received mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // argsReceived runs spec, whose program is the "args" helper, and returns
 // the arguments the helper received.
 func argsReceived(t *testing.T, spec Spec) []string {
