@@ -27,6 +27,16 @@ type Config struct {
 	// settings of a shared REAPI cache. VX_REMOTE_CACHE and
 	// VX_REMOTE_INSTANCE, and the flags, take precedence.
 	RemoteCache RemoteCache
+	// Origins says, for each key of Tasks, where its entry was written.
+	Origins map[string]Origin
+}
+
+// Origin is where an entry of the configuration was written: a file, and
+// the line and column of its key (both 0 when unknown, for an entry a
+// vx.config.ts built rather than wrote out).
+type Origin struct {
+	Path      string
+	Line, Col int
 }
 
 // RemoteCache is vx.json's "remoteCache".
@@ -103,9 +113,10 @@ func Parse(path string, data []byte) (*Config, error) {
 	root, serr := parseJSONC(data)
 	if serr == nil {
 		var c *Config
-		c, serr = decode(root)
+		c, serr = decode(root, false)
 		if serr == nil {
 			c.Path = path
+			c.Origins = origins(path, data, root)
 			return c, nil
 		}
 	}

@@ -19,7 +19,9 @@ var (
 	envKeys  = []string{"passThrough", "define"}
 )
 
-func decode(root *node) (*Config, *syntaxError) {
+// decode builds the Config of a parsed file. project is set for a
+// project's own config file: it declares the tasks of that project only.
+func decode(root *node, project bool) (*Config, *syntaxError) {
 	c := &Config{Tasks: map[string]Task{}}
 	if root == nil {
 		return c, nil
@@ -30,7 +32,7 @@ func decode(root *node) (*Config, *syntaxError) {
 	for _, m := range root.members {
 		switch m.key {
 		case "tasks":
-			if err := decodeTasks(c, m.val); err != nil {
+			if err := decodeTasks(c, m.val, project); err != nil {
 				return nil, err
 			}
 		case "$schema":
@@ -38,6 +40,9 @@ func decode(root *node) (*Config, *syntaxError) {
 				return nil, errAt(m.val.off, `"$schema" must be a string, found %s`, m.val.describe())
 			}
 		case "remoteCache":
+			if project {
+				return nil, errHint(m.keyOff, "set it in the workspace root's config", `"remoteCache" belongs to the workspace, not to a project`)
+			}
 			if err := decodeRemoteCache(c, m.val); err != nil {
 				return nil, err
 			}
@@ -80,13 +85,16 @@ func decodeRemoteCache(c *Config, n *node) *syntaxError {
 	return nil
 }
 
-func decodeTasks(c *Config, n *node) *syntaxError {
+func decodeTasks(c *Config, n *node, project bool) *syntaxError {
 	if n.kind != kindObject {
 		return errAt(n.off, `"tasks" must be an object, found %s`, n.describe())
 	}
 	for _, m := range n.members {
 		if reason := checkTaskRef(m.key, false); reason != "" {
 			return errAt(m.keyOff, "invalid task key %q: %s", m.key, reason)
+		}
+		if _, task, ok := strings.Cut(m.key, "#"); ok && project {
+			return errHint(m.keyOff, fmt.Sprintf("write %q", task), "invalid task key %q: a project's config declares its own tasks, by their names alone", m.key)
 		}
 		t, err := decodeTask(m.key, m.val)
 		if err != nil {

@@ -45,7 +45,7 @@ func TestSchema(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, derr := decode(root)
+		_, derr := decode(root, false)
 		verr := schema.Validate(inst)
 		switch {
 		case derr == nil:
