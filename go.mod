@@ -19,6 +19,7 @@ require (
 
 require (
 	cloud.google.com/go/longrunning v0.8.0 // indirect
+	github.com/evanw/esbuild v0.28.2 // indirect
 	golang.org/x/net v0.47.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260203192932-546029d2fa20 // indirect

@@ -171,7 +171,9 @@ func runCache(p *Process, a *parsed) (int, error) {
 	// workspace there is no vx.json, and that is fine.
 	var cfg *config.Config
 	if ws, err := workspace.Discover(p.Dir); err == nil {
-		cfg, _ = config.Load(ws.Root)
+		if res, err := loadConfig(p, a, ws, false); err == nil {
+			cfg = res.Config
+		}
 	}
 	if dir == "" {
 		if v, _ := exec.LookupEnv(p.Environ, CacheDirEnv, p.GOOS); v == "" {

@@ -154,7 +154,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, cacheCmd, completionCmd}
+	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, cacheCmd, completionCmd}
 	runCmd.flags = append(append([]flagSpec{}, selectFlags...), runCmd.flags...)
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 	runCmd.flags = append(runCmd.flags, remoteFlags...)
@@ -256,17 +256,18 @@ func commandHelp(c *command) string {
 	return fmt.Sprintf("%s\n\nUsage:\n  %s\n\nFlags:\n%s  --help                   show this help\n", c.summary, c.usage, flagHelp(c.flags))
 }
 
-// load finds the workspace around dir and reads its vx.json.
-func load(p *Process) (*workspace.Workspace, *config.Config, error) {
+// load finds the workspace around dir and reads its configuration (see
+// loadConfig).
+func load(p *Process, a *parsed) (*workspace.Workspace, *config.Config, error) {
 	ws, err := workspace.Discover(p.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := config.Load(ws.Root)
+	res, err := loadConfig(p, a, ws, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ws, cfg, nil
+	return ws, res.Config, nil
 }
 
 var runCmd = &command{
@@ -323,7 +324,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 		}
 		return listTasks(p, ws, selection(p, a, base)) // no tasks: a.pos is empty
 	}
-	ws, cfg, err := load(p)
+	ws, cfg, err := load(p, a)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -557,7 +558,7 @@ func runEnv(p *Process, a *parsed) (int, error) {
 	if len(a.pos) != 1 {
 		return ExitUsage, usagef("name one task: vx env build (in a project) or vx env web#build (vx env -- <task> for a name that starts with -)")
 	}
-	ws, cfg, err := load(p)
+	ws, cfg, err := load(p, a)
 	if err != nil {
 		return ExitUsage, err
 	}

@@ -43,7 +43,7 @@ func runGraph(p *Process, a *parsed) (int, error) {
 	if len(a.pos) == 0 {
 		return ExitUsage, usagef("name a task: vx graph build (vx run lists the tasks here)")
 	}
-	ws, cfg, err := load(p)
+	ws, cfg, err := load(p, a)
 	if err != nil {
 		return ExitUsage, err
 	}

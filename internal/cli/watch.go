@@ -60,7 +60,7 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	}
 	sel := selection(p, a, base)
 	plan := func() (*workspace.Workspace, *run.Graph, error) {
-		ws, cfg, err := load(p)
+		ws, cfg, err := load(p, a)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -39,7 +39,7 @@ func runWhy(p *Process, a *parsed) (int, error) {
 	if len(a.pos) == 0 {
 		return ExitUsage, usagef("name a task: vx why web#build, or vx why build [--filter web] as for vx run")
 	}
-	ws, cfg, err := load(p)
+	ws, cfg, err := load(p, a)
 	if err != nil {
 		return ExitUsage, err
 	}

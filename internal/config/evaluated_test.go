@@ -118,3 +118,32 @@ func TestDecodeValue(t *testing.T) {
 		})
 	}
 }
+
+// TestValueRoundTrip: what vx config prints of a configuration reads back
+// as the same configuration, for every vx.json of the repository vx
+// accepts.
+func TestValueRoundTrip(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, c := range append(collectSchemaCases(t), extraSchemaCases()...) {
+		want, err := Parse("vx.json", c.data)
+		if err != nil {
+			continue
+		}
+		n++
+		data, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse("vx.json", data)
+		if err != nil {
+			t.Fatalf("%s: the printed config does not parse: %v\n%s", c.name, err, data)
+		}
+		if diff := cmp.Diff(want, got, ignoreOrigins); diff != "" {
+			t.Errorf("%s: round trip mismatch (-want +got):\n%s", c.name, diff)
+		}
+	}
+	if n < 12 {
+		t.Errorf("only %d configs checked", n)
+	}
+}

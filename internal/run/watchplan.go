@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/vxrun/vx/internal/jsconfig"
 	"path"
 	"sort"
 	"strings"
@@ -122,13 +123,20 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 }
 
 // planFiles reports whether a changed file is one the plan is made of:
-// vx.json, pnpm-workspace.yaml, the root's package.json or that of a
-// project of g. A change to one may change the tasks' scripts or their
-// dependencies: vx watch plans again.
+// vx.json, a vx.config.* (the root's or a project's of g),
+// pnpm-workspace.yaml, the root's package.json or that of a project of g.
+// A change to one may change the tasks' scripts or their dependencies: vx
+// watch plans again.
 func planFiles(g *Graph, changes []watch.Change) []string {
 	manifests := map[string]bool{"package.json": true, "vx.json": true, "pnpm-workspace.yaml": true}
+	for _, name := range jsconfig.FileNames {
+		manifests[name] = true
+	}
 	for _, n := range g.Nodes {
 		manifests[path.Join(n.Project.RelDir, "package.json")] = true
+		for _, name := range jsconfig.FileNames {
+			manifests[path.Join(n.Project.RelDir, name)] = true
+		}
 	}
 	var out []string
 	for _, c := range changes {

@@ -137,8 +137,9 @@ func TestWatchPaths(t *testing.T) {
 func TestPlanFiles(t *testing.T) {
 	g := watchGraph(t)
 	got := planFiles(g, []watch.Change{{Path: "vx.json"}, {Path: "packages/ui/package.json"}, {Path: "packages/ui/src/package.json"},
-		{Path: "pnpm-workspace.yaml"}, {Path: "package.json"}, {Path: "packages/other/package.json"}})
-	want := []string{"vx.json", "packages/ui/package.json", "pnpm-workspace.yaml", "package.json"}
+		{Path: "pnpm-workspace.yaml"}, {Path: "package.json"}, {Path: "packages/other/package.json"},
+		{Path: "vx.config.ts"}, {Path: "packages/web/vx.config.mjs"}, {Path: "packages/other/vx.config.ts"}})
+	want := []string{"vx.json", "packages/ui/package.json", "pnpm-workspace.yaml", "package.json", "vx.config.ts", "packages/web/vx.config.mjs"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

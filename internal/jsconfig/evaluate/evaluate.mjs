@@ -1,0 +1,414 @@
+// vx-config's evaluator, run by node: it imports the bundled config files
+// one after the other and writes their default exports, as JSON, to a
+// result file, with what they read on the way: the files and directories
+// they read through node:fs, and the variables they read from process.env.
+// Its one argument is a manifest (JSON): {result, bundles: [{bundle, file}]}.
+// Anything the configs print goes to node's stdout and stderr, which vx-config
+// passes on to vx's stderr: the result never travels through them.
+import fs from "node:fs";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { syncBuiltinESMExports } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import childProcess from "node:child_process";
+
+const minNode = 18;
+const orig = {
+  readFileSync: fs.readFileSync,
+  readdirSync: fs.readdirSync,
+  statSync: fs.statSync,
+  lstatSync: fs.lstatSync,
+  writeFileSync: fs.writeFileSync,
+  renameSync: fs.renameSync,
+  exit: process.exit,
+};
+const manifest = JSON.parse(orig.readFileSync(process.argv[2], "utf8"));
+const ownDir = path.dirname(path.resolve(process.argv[2])) + path.sep;
+let finished = false;
+
+function write(result) {
+  finished = true;
+  const tmp = manifest.result + ".tmp";
+  orig.writeFileSync(tmp, JSON.stringify(result));
+  orig.renameSync(tmp, manifest.result);
+}
+
+const major = Number(process.versions.node.split(".")[0]);
+if (major < minNode) {
+  write({ error: { msg: `vx.config needs Node.js ${minNode} or later; ${process.execPath} is ${process.version}` } });
+  orig.exit(0);
+}
+
+// ---- what the configs read --------------------------------------------------
+
+const files = new Map(); // absolute path -> state
+const lists = new Map(); // absolute path -> names, or "absent" or "other"
+const stats = new Map(); // "stat\0path" or "lstat\0path" -> state
+const env = new Map(); // name -> value, or null when unset
+const written = new Set(); // variables the config set or deleted itself
+let environ = false;
+let volatile = "";
+
+// absPath returns the absolute path p names, or null for what is not a
+// dependency: a file descriptor, vx-config's own files.
+function absPath(p) {
+  if (p instanceof URL) p = fileURLToPath(p);
+  else if (Buffer.isBuffer(p)) p = p.toString();
+  if (typeof p !== "string") return null;
+  const a = path.resolve(p);
+  return a.startsWith(ownDir) ? null : a;
+}
+
+function errState(e) {
+  return e && (e.code === "ENOENT" || e.code === "ENOTDIR") ? "absent" : "other";
+}
+
+function sha(buf) {
+  return "sha256:" + createHash("sha256").update(buf).digest("hex");
+}
+
+function noteContent(p, buf) {
+  const a = absPath(p);
+  if (a !== null && !files.has(a)) files.set(a, sha(buf));
+}
+
+function noteFileError(p, e) {
+  const a = absPath(p);
+  if (a !== null && !files.has(a)) files.set(a, errState(e));
+}
+
+// noteFile reads the file itself: for reads the wrapper does not see the
+// bytes of (a stream, a file descriptor opened by name, loadEnvFile).
+function noteFile(p) {
+  const a = absPath(p);
+  if (a === null || files.has(a)) return;
+  try {
+    files.set(a, sha(orig.readFileSync(a)));
+  } catch (e) {
+    files.set(a, errState(e));
+  }
+}
+
+function noteListOf(p) {
+  const a = absPath(p);
+  if (a === null || lists.has(a)) return;
+  try {
+    lists.set(a, orig.readdirSync(a));
+  } catch (e) {
+    lists.set(a, errState(e));
+  }
+}
+
+function kindOf(st) {
+  if (st.isFile()) return "file";
+  if (st.isDirectory()) return "dir";
+  if (st.isSymbolicLink()) return "link";
+  return "other";
+}
+
+function noteStat(p, lstat) {
+  const a = absPath(p);
+  if (a === null) return;
+  const key = (lstat ? "lstat\0" : "stat\0") + a;
+  if (stats.has(key)) return;
+  try {
+    stats.set(key, kindOf((lstat ? orig.lstatSync : orig.statSync)(a)));
+  } catch (e) {
+    stats.set(key, errState(e));
+  }
+}
+
+// decode turns the bytes read into what the caller asked for.
+function encodingOf(options) {
+  if (typeof options === "string") return options;
+  return options && options.encoding ? options.encoding : null;
+}
+function decode(buf, options) {
+  const enc = encodingOf(options);
+  return enc && enc !== "buffer" ? buf.toString(enc) : buf;
+}
+function flagOnly(options) {
+  return options && typeof options === "object" && options.flag ? { flag: options.flag } : undefined;
+}
+
+fs.readFileSync = function readFileSync(p, options) {
+  if (typeof p === "number") return orig.readFileSync(p, options);
+  let buf;
+  try {
+    buf = orig.readFileSync(p, flagOnly(options));
+  } catch (e) {
+    noteFileError(p, e);
+    throw e;
+  }
+  noteContent(p, buf);
+  return decode(buf, options);
+};
+
+const origReadFile = fs.readFile;
+fs.readFile = function readFile(p, options, cb) {
+  if (typeof options === "function") [options, cb] = [undefined, options];
+  if (typeof p === "number") return origReadFile(p, options, cb);
+  origReadFile(p, flagOnly(options), (err, buf) => {
+    if (err) {
+      noteFileError(p, err);
+      return cb(err);
+    }
+    noteContent(p, buf);
+    cb(null, decode(buf, options));
+  });
+};
+
+const promises = fs.promises;
+const origPReadFile = promises.readFile;
+promises.readFile = async function readFile(p, options) {
+  if (typeof p !== "string" && !(p instanceof URL) && !Buffer.isBuffer(p)) return origPReadFile(p, options);
+  let buf;
+  try {
+    buf = await origPReadFile(p, flagOnly(options));
+  } catch (e) {
+    noteFileError(p, e);
+    throw e;
+  }
+  noteContent(p, buf);
+  return decode(buf, options);
+};
+
+// Listings: the names, whatever form the caller asked for.
+function wrapList(obj, name) {
+  const fn = obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (p, ...rest) {
+    noteListOf(p);
+    return fn.call(this, p, ...rest);
+  };
+}
+wrapList(fs, "readdirSync");
+wrapList(fs, "readdir");
+wrapList(promises, "readdir");
+wrapList(fs, "opendirSync");
+wrapList(fs, "opendir");
+wrapList(promises, "opendir");
+
+// Kinds: stat, lstat, exists, access.
+function wrapStat(obj, name, lstat) {
+  const fn = obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (p, ...rest) {
+    noteStat(p, lstat);
+    return fn.call(this, p, ...rest);
+  };
+}
+for (const n of ["statSync", "stat", "existsSync", "exists", "accessSync", "access", "realpathSync", "realpath"]) wrapStat(fs, n, false);
+for (const n of ["lstatSync", "lstat"]) wrapStat(fs, n, true);
+for (const n of ["stat", "access", "realpath"]) wrapStat(promises, n, false);
+wrapStat(promises, "lstat", true);
+
+// Contents read in other ways: opened by name, streamed.
+function wrapContent(obj, name) {
+  const fn = obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (p, ...rest) {
+    noteFile(p);
+    return fn.call(this, p, ...rest);
+  };
+}
+for (const n of ["openSync", "open", "createReadStream"]) wrapContent(fs, n);
+wrapContent(promises, "open");
+if (typeof process.loadEnvFile === "function") {
+  const load = process.loadEnvFile;
+  process.loadEnvFile = function loadEnvFile(p = ".env") {
+    noteFile(p);
+    return load.call(process, p);
+  };
+}
+
+// Programs and the network have inputs vx cannot see: such a result is
+// not remembered.
+for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
+  const fn = childProcess[n];
+  childProcess[n] = function (...args) {
+    volatile ||= `it starts a program (child_process.${n})`;
+    return fn.apply(this, args);
+  };
+}
+if (typeof globalThis.fetch === "function") {
+  const f = globalThis.fetch;
+  globalThis.fetch = function fetch(...args) {
+    volatile ||= "it uses the network (fetch)";
+    return f.apply(this, args);
+  };
+}
+syncBuiltinESMExports();
+
+const realEnv = process.env;
+function readVar(k) {
+  if (typeof k !== "string" || written.has(k) || env.has(k)) return;
+  const v = realEnv[k];
+  env.set(k, v === undefined ? null : String(v));
+}
+process.env = new Proxy(realEnv, {
+  get(t, k) {
+    readVar(k);
+    return Reflect.get(t, k);
+  },
+  has(t, k) {
+    readVar(k);
+    return Reflect.has(t, k);
+  },
+  getOwnPropertyDescriptor(t, k) {
+    readVar(k);
+    return Reflect.getOwnPropertyDescriptor(t, k);
+  },
+  ownKeys(t) {
+    environ = true;
+    return Reflect.ownKeys(t);
+  },
+  set(t, k, v) {
+    if (typeof k === "string") written.add(k);
+    return Reflect.set(t, k, v);
+  },
+  deleteProperty(t, k) {
+    if (typeof k === "string") written.add(k);
+    return Reflect.deleteProperty(t, k);
+  },
+  defineProperty(t, k, d) {
+    if (typeof k === "string") written.add(k);
+    return Reflect.defineProperty(t, k, d);
+  },
+});
+
+process.exit = function exit(code) {
+  throw new Error(`the config called process.exit(${code === undefined ? "" : code})`);
+};
+
+// ---- the default exports, as plain data ----------------------------------------
+
+class ShapeError extends Error {}
+
+function keyPath(p) {
+  let s = "";
+  for (const k of p) {
+    if (typeof k === "number") s += `[${k}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k)) s += (s ? "." : "") + k;
+    else s += `[${JSON.stringify(k)}]`;
+  }
+  return s;
+}
+
+function describe(v) {
+  if (typeof v === "function") return "a function";
+  if (typeof v === "symbol") return "a symbol";
+  if (typeof v === "bigint") return "a bigint";
+  if (v === undefined) return "undefined";
+  if (typeof v === "number") return String(v);
+  const name = Object.getPrototypeOf(v)?.constructor?.name;
+  return name ? `a ${name}` : "an object";
+}
+
+// plain returns v as data JSON can hold, or throws a ShapeError naming the
+// key path of the first value it cannot.
+function plain(v, p, seen) {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return v;
+    case "number":
+      if (Number.isFinite(v)) return v;
+      break;
+    case "object": {
+      if (v === null) return v;
+      if (seen.has(v)) throw new ShapeError(`${keyPath(p) || "the default export"}: refers to itself (a cycle)`);
+      seen.add(v);
+      try {
+        if (Array.isArray(v)) return v.map((e, i) => plain(e, [...p, i], seen));
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) break;
+        const out = {};
+        for (const k of Object.keys(v)) {
+          if (v[k] === undefined) continue; // as JSON.stringify: an absent key
+          out[k] = plain(v[k], [...p, k], seen);
+        }
+        return out;
+      } finally {
+        seen.delete(v);
+      }
+    }
+  }
+  const where = keyPath(p);
+  throw new ShapeError(
+    `${where ? where + ": " : "the default export: "}found ${describe(v)}, which is not configuration data (objects, arrays, strings, numbers, true and false)`,
+  );
+}
+
+// frames returns the positions in the bundles of err's stack, innermost
+// first: [{bundle, line, col}].
+function frames(err) {
+  const out = [];
+  const stack = err && typeof err.stack === "string" ? err.stack : "";
+  for (const [i, b] of manifest.bundles.entries()) {
+    const url = pathToFileURL(b.bundle).href;
+    let at = 0;
+    for (;;) {
+      const k = stack.indexOf(url + ":", at);
+      if (k < 0) break;
+      const m = /^:(\d+):(\d+)/.exec(stack.slice(k + url.length));
+      if (m) out.push({ pos: k, bundle: i, line: Number(m[1]), col: Number(m[2]) });
+      at = k + url.length;
+    }
+  }
+  return out.sort((a, b) => a.pos - b.pos).map(({ bundle, line, col }) => ({ bundle, line, col }));
+}
+
+function message(err) {
+  if (!(err instanceof Error)) return `the config threw ${typeof err === "string" ? JSON.stringify(err) : describe(err)}`;
+  const name = err.name && err.name !== "Error" ? err.name + ": " : "";
+  return name + err.message;
+}
+
+process.on("exit", (code) => {
+  if (!finished) write({ error: { msg: `node exited (code ${code}) before the config's default export was there; does it wait for something that never comes?` } });
+});
+process.on("unhandledRejection", (err) => {
+  if (finished) return;
+  write({ error: { msg: message(err), frames: frames(err) } });
+  orig.exit(0);
+});
+
+const results = [];
+for (const b of manifest.bundles) {
+  let value;
+  try {
+    const mod = await import(pathToFileURL(b.bundle).href);
+    if (!("default" in mod)) {
+      write({ error: { file: b.file, msg: "there is no default export: write export default defineConfig({ tasks: { ... } })" } });
+      orig.exit(0);
+    }
+    value = await mod.default;
+  } catch (err) {
+    write({ error: { msg: message(err), frames: frames(err) } });
+    orig.exit(0);
+  }
+  if (typeof value === "function") {
+    write({ error: { file: b.file, msg: "the default export is a function; export the configuration itself: export default defineConfig({ tasks: { ... } })" } });
+    orig.exit(0);
+  }
+  try {
+    results.push({ file: b.file, value: plain(value, [], new Set()) });
+  } catch (err) {
+    if (!(err instanceof ShapeError)) throw err;
+    write({ error: { file: b.file, msg: err.message, shape: true } });
+    orig.exit(0);
+  }
+}
+
+write({
+  results,
+  nodeVersion: process.version,
+  files: [...files],
+  lists: [...lists],
+  stats: [...stats].map(([k, v]) => [...k.split("\0"), v]),
+  env: [...env],
+  environ,
+  volatile,
+});
+orig.exit(0);

@@ -1,0 +1,255 @@
+package wire
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/vxrun/vx/exec"
+)
+
+// Version is the protocol's version: vx refuses a helper that answers with
+// another.
+const Version = 1
+
+// Request is what vx asks the helper: evaluate the config files.
+type Request struct {
+	Version int `json:"version"`
+	// Root is the workspace root, absolute; node runs there.
+	Root string `json:"root"`
+	// Files are the config files to evaluate, absolute: the root's first
+	// when there is one, then projects' files.
+	Files []string `json:"files"`
+	// Packages maps the name of each project of the workspace to its
+	// directory, absolute: an import of that name (or name/subpath)
+	// resolves to the project, installed or not.
+	Packages map[string]string `json:"packages"`
+	// Node is the node program to run, absolute.
+	Node string `json:"node"`
+	// GOOS is the system vx runs on, for the rules of names (case).
+	GOOS string `json:"goos"`
+}
+
+// Response is the helper's answer: the results, or the error.
+type Response struct {
+	Version int `json:"version"`
+	// Error, when not nil, is why the evaluation failed; nothing else is
+	// set then.
+	Error *Error `json:"error,omitempty"`
+	// Results hold each file's default export as JSON, in the order of
+	// Request.Files.
+	Results []Result `json:"results,omitempty"`
+	// NodeVersion is the version of node that evaluated them ("v22.3.0").
+	NodeVersion string `json:"nodeVersion,omitempty"`
+	// Deps is what the evaluation read.
+	Deps []Dep `json:"deps,omitempty"`
+	// Volatile, when not "", says why the result must not be remembered:
+	// the config did something whose inputs vx cannot see (started a
+	// program, used the network).
+	Volatile string `json:"volatile,omitempty"`
+}
+
+// Result is one file's default export.
+type Result struct {
+	File string `json:"file"`
+	// JSON is the default export, as JSON.
+	JSON json.RawMessage `json:"json"`
+}
+
+// Error is a problem in a config file, or with the evaluation itself.
+type Error struct {
+	// File is the file the problem is in (absolute), or "" when none is
+	// known; Line and Col are 1-based, Col in characters, 0 when unknown.
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Msg     string `json:"msg"`
+	Suggest string `json:"suggest,omitempty"`
+}
+
+// Kinds of [Dep].
+const (
+	KindFile  = "file"  // a file's content
+	KindList  = "list"  // the names in a directory (starting with Prefix)
+	KindStat  = "stat"  // the kind of a path, symbolic links followed
+	KindLstat = "lstat" // the kind of a path, not followed
+	KindEnv   = "env"   // a variable of the environment
+	// KindEnviron is the whole environment, for a config that listed its
+	// variables (Object.keys(process.env), a child process's copy).
+	KindEnviron = "environ"
+)
+
+// Dep is one thing an evaluation read, and what it found.
+type Dep struct {
+	Kind string `json:"kind"`
+	// Path is the file or directory (absolute), or the variable's name
+	// ("" for KindEnviron).
+	Path string `json:"path"`
+	// Prefix is, for KindList, the start of the names that count ("" for
+	// all).
+	Prefix string `json:"prefix,omitempty"`
+	// State is what was found; for KindEnv "=" and the value, or "" for
+	// a variable that is not set.
+	State string `json:"state"`
+}
+
+// Dependency states.
+const (
+	Absent = "absent"
+	Other  = "other"
+)
+
+// FileState returns the state of the file at path: "sha256:" and its
+// content's hash, [Absent] or [Other].
+func FileState(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return missingOr(err)
+	}
+	return ContentState(data)
+}
+
+// ContentState is the state of a file holding data.
+func ContentState(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// missingOr maps a read error to Absent (nothing there) or Other.
+func missingOr(err error) string {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return Absent
+	}
+	return Other
+}
+
+// ListState returns the state of the directory dir's names that start
+// with prefix ("" for all): the SHA-256 of the sorted names, each followed
+// by a newline, or [Absent]. On Windows and macOS, whose file systems
+// ignore case, prefix matches whatever the case.
+func ListState(dir, prefix, goos string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return missingOr(err)
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return NamesState(names, prefix, goos)
+}
+
+// NamesState is the state of a listing holding names.
+func NamesState(names []string, prefix, goos string) string {
+	var keep []string
+	for _, n := range names {
+		if HasPrefix(n, prefix, goos) {
+			keep = append(keep, n)
+		}
+	}
+	slices.Sort(keep)
+	h := sha256.New()
+	for _, n := range keep {
+		h.Write([]byte(n))
+		h.Write([]byte{'\n'})
+	}
+	return "names:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// HasPrefix reports whether name starts with prefix, whatever the case on
+// goos's case-insensitive file systems (Windows, macOS).
+func HasPrefix(name, prefix, goos string) bool {
+	if len(name) < len(prefix) {
+		return false
+	}
+	if goos == "windows" || goos == "darwin" {
+		return strings.EqualFold(name[:len(prefix)], prefix)
+	}
+	return name[:len(prefix)] == prefix
+}
+
+// StatState returns the kind of the path: "file", "dir", "other" or
+// [Absent], following symbolic links; with lstat set, not following them
+// ("link").
+func StatState(path string, lstat bool) string {
+	var fi fs.FileInfo
+	var err error
+	if lstat {
+		fi, err = os.Lstat(path)
+	} else {
+		fi, err = os.Stat(path)
+	}
+	if err != nil {
+		return missingOr(err)
+	}
+	return ModeState(fi.Mode())
+}
+
+// ModeState is the state of a path of mode m.
+func ModeState(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m.IsDir():
+		return "dir"
+	case m&fs.ModeSymlink != 0:
+		return "link"
+	}
+	return Other
+}
+
+// EnvState is the state of a variable: "=" and its value, or "" when it is
+// not set.
+func EnvState(value string, set bool) string {
+	if !set {
+		return ""
+	}
+	return "=" + value
+}
+
+// EnvironState is the state of a whole environment: the SHA-256 of its
+// sorted entries.
+func EnvironState(environ []string) string {
+	sorted := slices.Sorted(slices.Values(environ))
+	h := sha256.New()
+	for _, kv := range sorted {
+		h.Write([]byte(kv))
+		h.Write([]byte{0})
+	}
+	return "environ:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Current reads the state d would have now, with environ as the
+// environment (its names matched by goos's rules).
+func Current(d Dep, goos string, environ []string) string {
+	switch d.Kind {
+	case KindFile:
+		return FileState(d.Path)
+	case KindList:
+		return ListState(d.Path, d.Prefix, goos)
+	case KindStat, KindLstat:
+		return StatState(d.Path, d.Kind == KindLstat)
+	case KindEnv:
+		return EnvState(exec.LookupEnv(environ, d.Path, goos))
+	case KindEnviron:
+		return EnvironState(environ)
+	}
+	return "unknown kind " + d.Kind
+}
+
+// Changed returns the first of deps whose state is not the one recorded,
+// or nil when none changed.
+func Changed(deps []Dep, goos string, environ []string) *Dep {
+	for i := range deps {
+		if Current(deps[i], goos, environ) != deps[i].State {
+			return &deps[i]
+		}
+	}
+	return nil
+}
