@@ -27,9 +27,9 @@ export default defineConfig({
 });
 `
 	for _, tc := range []struct {
-		path  []any
-		key   bool
-		want  string // line:col, and "~" when not exact
+		path []any
+		key  bool
+		want string // line:col, and "~" when not exact
 	}{
 		{path: []any{"tasks"}, key: true, want: "6:3"},
 		{path: []any{"tasks", "build"}, key: true, want: "7:5"},

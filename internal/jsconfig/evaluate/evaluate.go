@@ -91,7 +91,7 @@ type bundler struct {
 	outDir string // where the bundles are written
 
 	mu     sync.Mutex
-	inputs map[string]input   // by absolute path
+	inputs map[string]input    // by absolute path
 	deps   map[depKey]wire.Dep // read while resolving and loading
 }
 
