@@ -134,11 +134,10 @@ func Load(o Options) (*Result, error) {
 		res.Config = root
 		return res, nil
 	}
-	results, memo, err := evaluated(o, js)
+	results, save, err := evaluated(o, js)
 	if err != nil {
 		return nil, err
 	}
-	res.Memo = memo
 	i := 0
 	if root == nil {
 		if root, err = decodeFile(js[0], results[0].JSON, false); err != nil {
@@ -156,6 +155,7 @@ func Load(o Options) (*Result, error) {
 		}
 	}
 	res.Config = root
+	res.Memo = save() // valid: worth remembering
 	return res, nil
 }
 

@@ -15,47 +15,51 @@ import (
 )
 
 // evaluated returns the default exports of files: from the memo when it
-// holds, else from vx-config, remembered unless the config did something
-// vx cannot see the inputs of.
-func evaluated(o Options, files []string) ([]wire.Result, string, error) {
+// holds, else from vx-config. save remembers a new evaluation once the
+// caller found it valid (unless the config did something vx cannot see
+// the inputs of) and returns how it was had (Result.Memo).
+func evaluated(o Options, files []string) (results []wire.Result, save func() string, err error) {
 	node, nodeErr := findNode(o.Environ, o.GOOS)
 	if o.MemoFile != "" && !o.Fresh && nodeErr == nil {
 		if m := readMemo(o.MemoFile); m != nil && len(m.Results) == len(files) {
 			if ok, _ := m.holds(o, files, node); ok {
-				return m.Results, MemoRemembered, nil
+				return m.Results, func() string { return MemoRemembered }, nil
 			}
 		}
 	}
 	if nodeErr != nil {
-		return nil, "", &diag.Error{Path: files[0], Msg: fmt.Sprintf("evaluating it needs Node.js %d or later, and there is no node on PATH", MinNode), Suggest: "install Node.js (https://nodejs.org), or write the configuration as vx.json"}
+		return nil, nil, &diag.Error{Path: files[0], Msg: fmt.Sprintf("evaluating it needs Node.js %d or later, and there is no node on PATH", MinNode), Suggest: "install Node.js (https://nodejs.org), or write the configuration as vx.json"}
 	}
 	resp, err := runHelper(o, files, node.Path)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if resp.Error != nil {
-		return nil, "", wireError(resp.Error, files[0])
+		return nil, nil, wireError(resp.Error, files[0])
 	}
 	if len(resp.Results) != len(files) {
-		return nil, "", fmt.Errorf("jsconfig: vx-config answered with %d results for %d files", len(resp.Results), len(files))
+		return nil, nil, fmt.Errorf("jsconfig: vx-config answered with %d results for %d files", len(resp.Results), len(files))
 	}
-	if resp.Volatile != "" {
-		return resp.Results, "evaluated, not remembered: " + resp.Volatile, nil
+	save = func() string {
+		if resp.Volatile != "" {
+			return "evaluated, not remembered: " + resp.Volatile
+		}
+		if o.MemoFile == "" || o.MemoTemp == nil {
+			return MemoEvaluated
+		}
+		node.Version = resp.NodeVersion
+		m := &memoFile{VX: o.Version, Files: files, Packages: packages(o), Node: node, Deps: resp.Deps, Results: resp.Results}
+		tmp, err := o.MemoTemp()
+		if err == nil {
+			err = writeMemo(o.MemoFile, tmp, m)
+		}
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "vx: cannot remember the evaluated config (%v): node will start on every run\n", err)
+			return "evaluated, not remembered: " + err.Error()
+		}
+		return MemoEvaluated
 	}
-	if o.MemoFile == "" || o.MemoTemp == nil {
-		return resp.Results, MemoEvaluated, nil
-	}
-	node.Version = resp.NodeVersion
-	m := &memoFile{VX: o.Version, Files: files, Packages: packages(o), Node: node, Deps: resp.Deps, Results: resp.Results}
-	tmp, err := o.MemoTemp()
-	if err == nil {
-		err = writeMemo(o.MemoFile, tmp, m)
-	}
-	if err != nil {
-		fmt.Fprintf(o.Stderr, "vx: cannot remember the evaluated config (%v): node will start on every run\n", err)
-		return resp.Results, "evaluated, not remembered: " + err.Error(), nil
-	}
-	return resp.Results, MemoEvaluated, nil
+	return resp.Results, save, nil
 }
 
 // runHelper starts vx-config on files and reads its answer. The helper,

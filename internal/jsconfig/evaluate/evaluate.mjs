@@ -385,7 +385,7 @@ for (const b of manifest.bundles) {
     }
     value = await mod.default;
   } catch (err) {
-    write({ error: { msg: message(err), frames: frames(err) } });
+    write({ error: { file: b.file, msg: message(err), frames: frames(err) } });
     orig.exit(0);
   }
   if (typeof value === "function") {

@@ -1,0 +1,360 @@
+package evaluate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/jsconfig/wire"
+	"github.com/vxrun/vx/internal/testdir"
+)
+
+// nodePath is node on PATH; tests that evaluate skip without it.
+func nodePath(t *testing.T) string {
+	t.Helper()
+	p, err := osexec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH: the evaluation tests need Node.js 18 or later (.ci/run has it)")
+	}
+	return p
+}
+
+// workspace writes files (slash-separated paths relative to a new root)
+// and returns the root.
+func workspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := testdir.New(t)
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+type evalCase struct {
+	files    map[string]string
+	entries  []string          // the config files, relative; default vx.config.ts
+	packages map[string]string // name -> relative directory
+	env      []string          // added to the test's environment
+}
+
+func evaluateCase(t *testing.T, c evalCase) (wire.Response, string, string) {
+	t.Helper()
+	node := nodePath(t)
+	root := workspace(t, c.files)
+	if c.entries == nil {
+		c.entries = []string{"vx.config.ts"}
+	}
+	req := wire.Request{Version: wire.Version, Root: root, Node: node, GOOS: runtime.GOOS, Packages: map[string]string{}}
+	for _, e := range c.entries {
+		req.Files = append(req.Files, filepath.Join(root, filepath.FromSlash(e)))
+	}
+	for name, dir := range c.packages {
+		req.Packages[name] = filepath.Join(root, filepath.FromSlash(dir))
+	}
+	var stderr syncBuffer
+	env := append(os.Environ(), c.env...)
+	resp := Evaluate(context.Background(), req, env, &stderr)
+	return resp, root, stderr.String()
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func result(t *testing.T, resp wire.Response, i int) map[string]any {
+	t.Helper()
+	if resp.Error != nil {
+		t.Fatalf("evaluation failed: %+v", resp.Error)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(resp.Results[i].JSON, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestEvaluateRecordsWhatItRead: the files, listings, kinds of paths and
+// variables a config reads are its dependencies, each with the state vx
+// reads back unchanged right after.
+func TestEvaluateRecordsWhatItRead(t *testing.T) {
+	t.Parallel()
+	resp, root, _ := evaluateCase(t, evalCase{
+		files: map[string]string{
+			".env": "API=https://example.com\n",
+			"vx.config.ts": `import { readFileSync, readdirSync, existsSync, promises } from "node:fs";
+import { parseEnv } from "node:util";
+import { defineConfig } from "@vxrun/vx";
+const env = parseEnv(readFileSync(".env", "utf8"));
+const names = readdirSync("data");
+const has = existsSync("missing.txt");
+const more = await promises.readFile(new URL("./data/a.txt", import.meta.url), "utf8");
+export default defineConfig({ tasks: { build: { env: { define: { ...env, N: String(names.length), HAS: String(has), MORE: more, MODE: process.env.VX_TEST_MODE ?? "dev", SET: process.env.VX_TEST_SET } } } } });
+`,
+			"data/a.txt": "a",
+		},
+		env: []string{"VX_TEST_SET=yes", "VX_TEST_MODE="},
+	})
+	got := result(t, resp, 0)
+	want := map[string]any{"tasks": map[string]any{"build": map[string]any{"env": map[string]any{"define": map[string]any{
+		"API": "https://example.com", "N": "1", "HAS": "false", "MORE": "a", "MODE": "", "SET": "yes"}}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+	env := append(os.Environ(), "VX_TEST_SET=yes", "VX_TEST_MODE=")
+	if d := wire.Changed(resp.Deps, runtime.GOOS, env); d != nil {
+		t.Errorf("right after the evaluation, %+v reads as %q", *d, wire.Current(*d, runtime.GOOS, env))
+	}
+	has := func(kind, rel, state string) {
+		t.Helper()
+		p := rel
+		if kind != wire.KindEnv {
+			p = filepath.Join(root, filepath.FromSlash(rel))
+		}
+		for _, d := range resp.Deps {
+			if d.Kind == kind && d.Path == p && (state == "" || d.State == state) {
+				return
+			}
+		}
+		t.Errorf("no %s dependency on %s (%q) in %+v", kind, p, state, resp.Deps)
+	}
+	has(wire.KindFile, "vx.config.ts", "")
+	has(wire.KindFile, ".env", wire.ContentState([]byte("API=https://example.com\n")))
+	has(wire.KindFile, "data/a.txt", wire.ContentState([]byte("a")))
+	has(wire.KindList, "data", wire.NamesState([]string{"a.txt"}, "", runtime.GOOS))
+	has(wire.KindStat, "missing.txt", wire.Absent)
+	has(wire.KindEnv, "VX_TEST_SET", "=yes")
+	has(wire.KindEnv, "VX_TEST_MODE", "=")
+	has(wire.KindEnv, "NODE_OPTIONS", "")
+	for _, d := range resp.Deps {
+		if strings.Contains(d.Path, "vx-config-") {
+			t.Errorf("vx-config's own file is a dependency: %+v", d)
+		}
+	}
+	if resp.Volatile != "" || slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool { return d.Kind == wire.KindEnviron }) {
+		t.Errorf("volatile %q, or the whole environment a dependency: %+v", resp.Volatile, resp.Deps)
+	}
+}
+
+// TestEvaluateWholeEnvironmentAndPrograms: a config that lists the
+// environment depends on all of it; one that starts a program or uses the
+// network is not remembered.
+func TestEvaluateWholeEnvironmentAndPrograms(t *testing.T) {
+	t.Parallel()
+	resp, _, _ := evaluateCase(t, evalCase{files: map[string]string{
+		"vx.config.ts": `export default { tasks: { a: { env: { passThrough: Object.keys(process.env).filter((k) => k === "PATH") } } } };`,
+	}})
+	result(t, resp, 0)
+	if !slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool { return d.Kind == wire.KindEnviron }) || resp.Volatile != "" {
+		t.Errorf("listing process.env: deps %+v, volatile %q", resp.Deps, resp.Volatile)
+	}
+	resp, _, _ = evaluateCase(t, evalCase{files: map[string]string{
+		"vx.config.mjs": `import { execFileSync } from "node:child_process";
+const v = execFileSync(process.execPath, ["--version"], { encoding: "utf8" }).trim();
+export default { tasks: { a: { env: { define: { NODE: v } } } } };`,
+	}, entries: []string{"vx.config.mjs"}})
+	result(t, resp, 0)
+	if !strings.Contains(resp.Volatile, "child_process.execFileSync") {
+		t.Errorf("a config that starts a program: volatile = %q", resp.Volatile)
+	}
+}
+
+// TestEvaluateImports: presets are plain modules: a relative import, a
+// workspace project by name (TypeScript source, not installed), an npm
+// package in node_modules (CommonJS, requiring node's modules), JSON; and
+// "@vxrun/vx" without the package. import.meta.url and __dirname are each
+// file's own.
+func TestEvaluateImports(t *testing.T) {
+	t.Parallel()
+	resp, root, stderr := evaluateCase(t, evalCase{
+		files: map[string]string{
+			"vx.config.ts": `import { defineConfig } from "@vxrun/vx";
+import { shared } from "./presets/shared";
+import { build, where } from "@acme/vx-preset";
+import { sub } from "@acme/vx-preset/sub";
+import cjs from "cjs-dep";
+import data from "./data.json";
+console.log("a line on stdout");
+process.stdout.write("{\"not\": \"the result\"}\n");
+export default defineConfig({ tasks: { build: build(), test: { dependsOn: shared }, where: { inputs: [where, sub, cjs.read("x.txt"), cjs.dir, data.name] } } });
+`,
+			"presets/shared.ts":            `export const shared: string[] = ["build"];`,
+			"packages/preset/package.json": `{"name": "@acme/vx-preset", "exports": {".": "./src/index.ts", "./sub": {"import": "./src/sub.ts"}}}`,
+			"packages/preset/src/index.ts": `import type { Task } from "@vxrun/vx";
+import { fileURLToPath } from "node:url";
+export const build = (): Task => ({ dependsOn: ["^build"] });
+export const where = fileURLToPath(import.meta.url);`,
+			"packages/preset/src/sub.ts":         `export const sub: string = import.meta.dirname;`,
+			"node_modules/cjs-dep/package.json":  `{"name": "cjs-dep", "main": "lib.js"}`,
+			"node_modules/cjs-dep/lib.js":        `const fs = require("fs"); module.exports = { read: (p) => fs.readFileSync(p, "utf8").trim(), dir: __dirname };`,
+			"x.txt":                              "from a CommonJS package\n",
+			"data.json":                          `{"name": "json"}`,
+			"packages/preset/src/not-used.ts":    `throw new Error("never imported")`,
+			"node_modules/@vxrun/vx/package.json": `{"name": "@vxrun/vx", "main": "broken.js"}`,
+		},
+		packages: map[string]string{"@acme/vx-preset": "packages/preset"},
+	})
+	got := result(t, resp, 0)
+	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	want := map[string]any{"tasks": map[string]any{
+		"build": map[string]any{"dependsOn": []any{"^build"}},
+		"test":  map[string]any{"dependsOn": []any{"build"}},
+		"where": map[string]any{"inputs": []any{p("packages/preset/src/index.ts"), p("packages/preset/src"), "from a CommonJS package", p("node_modules/cjs-dep"), "json"}},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr, "a line on stdout") || !strings.Contains(stderr, `{"not": "the result"}`) {
+		t.Errorf("what the config printed is not on stderr: %q", stderr)
+	}
+	for _, f := range []string{"presets/shared.ts", "packages/preset/src/index.ts", "packages/preset/package.json", "node_modules/cjs-dep/lib.js", "x.txt", "data.json"} {
+		if !slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool { return d.Kind == wire.KindFile && d.Path == p(f) }) {
+			t.Errorf("%s is not a dependency", f)
+		}
+	}
+	// A file beside a relative import's target could take its place.
+	if !slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool {
+		return d.Kind == wire.KindList && d.Path == p("presets") && d.Prefix == "shared"
+	}) {
+		t.Errorf("no listing of presets/shared*: %+v", resp.Deps)
+	}
+}
+
+// TestEvaluateErrors: every problem is one message, placed in the source
+// (through the source map for an exception, in a preset when it is thrown
+// there).
+func TestEvaluateErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // file:line:col: msg; suggest
+	}{
+		{"syntax", map[string]string{"vx.config.ts": "export default {\n  tasks: { a: [1 2] },\n};\n"},
+			`vx.config.ts:2:18: expected "]" but found "2"`},
+		{"a relative import that is not there", map[string]string{"vx.config.ts": "import { x } from \"./nope\";\nexport default { tasks: x };\n"},
+			`vx.config.ts:1:19: could not resolve "./nope"; is the path right?`},
+		{"a package that is not installed", map[string]string{"vx.config.ts": "import x from \"left-pad\";\nexport default { tasks: x };\n"},
+			`vx.config.ts:1:15: could not resolve "left-pad"; is the package installed (npm install)?`},
+		{"an exception, mapped through the source map", map[string]string{"vx.config.ts": "// a comment\nconst é: string = \"x\";\nexport default { tasks: (() => { throw new RangeError(\"no \" + é) })() };\n"},
+			`vx.config.ts:3:40: RangeError: no x`},
+		{"an exception in a preset", map[string]string{
+			"vx.config.ts": "import { make } from \"./preset\";\nexport default make();\n",
+			"preset.ts":    "const s = import.meta.url;\nexport function make(): never {\n  throw new Error(\"preset \" + s.length);\n}\n"},
+			`preset.ts:3:9: preset `},
+		{"no default export", map[string]string{"vx.config.ts": "export const config = {};\n"},
+			`vx.config.ts: there is no default export: write export default defineConfig({ tasks: { ... } })`},
+		{"a function", map[string]string{"vx.config.ts": "export default () => ({});\n"},
+			`vx.config.ts: the default export is a function; export the configuration itself: export default defineConfig({ tasks: { ... } })`},
+		{"not data", map[string]string{"vx.config.ts": "export default { tasks: { a: { dependsOn: [new Map()] } } };\n"},
+			`vx.config.ts: tasks.a.dependsOn[0]: found a Map, which is not configuration data (objects, arrays, strings, numbers, true and false)`},
+		{"process.exit", map[string]string{"vx.config.ts": "process.exit(3);\nexport default {};\n"},
+			`vx.config.ts:1:9: the config called process.exit(3)`},
+		{"a rejected promise", map[string]string{"vx.config.ts": "export default Promise.reject(new Error(\"later\"));\n"},
+			`vx.config.ts:1:31: later`},
+		{"a thrown string", map[string]string{"vx.config.ts": "throw \"oops\";\nexport default {};\n"},
+			`vx.config.ts: the config threw "oops"`},
+		{"an import vx cannot bundle", map[string]string{"vx.config.ts": "import x from \"./x.node\";\nexport default x;\n", "x.node": "binary"},
+			`vx.config.ts:1:15: cannot import x.node: a config imports JavaScript, TypeScript and JSON`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resp, root, _ := evaluateCase(t, evalCase{files: tc.files})
+			if resp.Error == nil {
+				t.Fatalf("no error; results %s", resp.Results[0].JSON)
+			}
+			e := resp.Error
+			got := e.Msg
+			if e.Suggest != "" {
+				got += "; " + e.Suggest
+			}
+			if e.Line > 0 {
+				got = itoa(e.Line) + ":" + itoa(e.Col) + ": " + got
+			}
+			if e.File != "" {
+				rel, _ := filepath.Rel(root, e.File)
+				got = filepath.ToSlash(rel) + sep(e.Line) + got
+			}
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("error\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func sep(line int) string {
+	if line > 0 {
+		return ":"
+	}
+	return ": "
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestFileURL: import.meta.url is the file's own URL, on every system.
+func TestFileURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ path, goos, want string }{
+		{"/home/a b/vx.config.ts", "linux", "file:///home/a%20b/vx.config.ts"},
+		{"/x/100%/é#?.ts", "darwin", "file:///x/100%25/%C3%A9%23%3F.ts"},
+		{`C:\Users\a b\vx.config.ts`, "windows", "file:///C:/Users/a%20b/vx.config.ts"},
+		{`\\server\share\vx.config.ts`, "windows", "file:////server/share/vx.config.ts"},
+	} {
+		if got := fileURL(tc.path, tc.goos); got != tc.want {
+			t.Errorf("fileURL(%q, %s) = %q, want %q", tc.path, tc.goos, got, tc.want)
+		}
+	}
+}
+
+// TestPackageName splits bare specifiers from paths, scoped or not.
+func TestPackageName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spec, name, sub string
+		bare            bool
+	}{
+		{"@acme/preset", "@acme/preset", "", true},
+		{"@acme/preset/a/b", "@acme/preset", "a/b", true},
+		{"lodash/fp", "lodash", "fp", true},
+		{"node:fs", "node:fs", "", true},
+		{"./x", "", "", false},
+		{"../x", "", "", false},
+		{"/abs/x", "", "", false},
+		{`C:\x`, "", "", false},
+	} {
+		name, sub, bare := packageName(tc.spec)
+		if name != tc.name || sub != tc.sub || bare != tc.bare {
+			t.Errorf("packageName(%q) = %q, %q, %v; want %q, %q, %v", tc.spec, name, sub, bare, tc.name, tc.sub, tc.bare)
+		}
+	}
+}

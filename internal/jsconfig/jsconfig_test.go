@@ -1,0 +1,417 @@
+package jsconfig
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/diag"
+	"github.com/vxrun/vx/internal/testdir"
+)
+
+// vxConfig is vx-config, built once for the tests that evaluate.
+var vxConfig struct {
+	once sync.Once
+	path string
+	err  error
+	dir  string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if vxConfig.dir != "" {
+		testdir.RemoveTree(vxConfig.dir)
+	}
+	os.Exit(code)
+}
+
+// helperPath builds vx-config, or skips when node is missing (nothing can
+// be evaluated then).
+func helperPath(t *testing.T) string {
+	t.Helper()
+	if _, err := osexec.LookPath("node"); err != nil {
+		t.Skip("node is not on PATH: evaluating vx.config.ts needs Node.js 18 or later (.ci/run has it)")
+	}
+	vxConfig.once.Do(func() {
+		vxConfig.dir, vxConfig.err = os.MkdirTemp("", "vx-config-test")
+		if vxConfig.err != nil {
+			return
+		}
+		vxConfig.path = filepath.Join(vxConfig.dir, "vx-config")
+		if runtime.GOOS == "windows" {
+			vxConfig.path += ".exe"
+		}
+		out, err := osexec.Command("go", "build", "-o", vxConfig.path, "../../cmd/vx-config").CombinedOutput()
+		if err != nil {
+			vxConfig.err = fmt.Errorf("go build ./cmd/vx-config: %v\n%s", err, out)
+		}
+	})
+	if vxConfig.err != nil {
+		t.Fatal(vxConfig.err)
+	}
+	return vxConfig.path
+}
+
+// fixture is a workspace and the options that load it.
+type fixture struct {
+	t      *testing.T
+	root   string
+	opts   Options
+	stderr *bytes.Buffer
+}
+
+func newFixture(t *testing.T, files map[string]string, projects ...string) *fixture {
+	t.Helper()
+	root := testdir.New(t)
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	f := &fixture{t: t, root: root, stderr: &bytes.Buffer{}}
+	for name, content := range files {
+		f.write(name, content)
+	}
+	store := filepath.Join(root, "node_modules", ".cache", "vx")
+	f.opts = Options{
+		Root:     root,
+		Environ:  append(os.Environ(), HelperEnv+"="+helperPath(t)),
+		GOOS:     runtime.GOOS,
+		Version:  "v1.0.0-test",
+		MemoFile: filepath.Join(store, MemoName),
+		MemoTemp: func() (string, error) {
+			tmp := filepath.Join(store, "tmp")
+			return tmp, os.MkdirAll(tmp, 0o755)
+		},
+		Stderr: f.stderr,
+	}
+	for _, p := range projects {
+		name, dir, _ := strings.Cut(p, "=")
+		f.opts.Projects = append(f.opts.Projects, Project{Name: name, Dir: filepath.Join(root, filepath.FromSlash(dir))})
+	}
+	return f
+}
+
+func (f *fixture) write(name, content string) {
+	f.t.Helper()
+	p := filepath.Join(f.root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) load() (*Result, error) {
+	f.t.Helper()
+	return Load(f.opts)
+}
+
+func (f *fixture) mustLoad(wantMemo string) *config.Config {
+	f.t.Helper()
+	res, err := f.load()
+	if err != nil {
+		f.t.Fatalf("Load: %v\nstderr: %s", err, f.stderr)
+	}
+	if res.Memo != wantMemo {
+		f.t.Fatalf("Load: memo %q, want %q", res.Memo, wantMemo)
+	}
+	return res.Config
+}
+
+// withoutHelper makes starting vx-config fail: a Load that succeeds then
+// did not evaluate anything, so started no node.
+func (f *fixture) withoutHelper() Options {
+	o := f.opts
+	o.Environ = append(append([]string(nil), o.Environ...), HelperEnv+"="+filepath.Join(f.root, "no-such-helper"))
+	return o
+}
+
+const envConfig = `import { readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
+import { defineConfig } from "@vxrun/vx";
+const dotenv = parseEnv(readFileSync(".env", "utf8"));
+export default defineConfig({
+  tasks: { build: { env: { define: { ...dotenv, MODE: process.env.VX_TEST_MODE ?? "dev" } } } },
+});
+`
+
+func define(c *config.Config) map[string]string { return c.Tasks["build"].Define }
+
+// TestLoadRemembers: a second load whose inputs did not change starts
+// neither vx-config nor node; changing any input evaluates anew: a file
+// the config read (.env), a variable it read, the config itself, vx.
+func TestLoadRemembers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.ts": envConfig, ".env": "API=one\n"})
+	want := map[string]string{"API": "one", "MODE": "dev"}
+	if diff := cmp.Diff(want, define(f.mustLoad(MemoEvaluated))); diff != "" {
+		t.Fatalf("first load (-want +got):\n%s", diff)
+	}
+	remembered := func() *config.Config {
+		t.Helper()
+		res, err := Load(f.withoutHelper())
+		if err != nil {
+			t.Fatalf("the memo did not hold, vx-config was needed: %v", err)
+		}
+		if res.Memo != MemoRemembered {
+			t.Fatalf("memo %q", res.Memo)
+		}
+		return res.Config
+	}
+	if diff := cmp.Diff(want, define(remembered())); diff != "" {
+		t.Fatalf("remembered (-want +got):\n%s", diff)
+	}
+
+	// .env changes: evaluated anew, the new value reaches the define.
+	time.Sleep(10 * time.Millisecond)
+	f.write(".env", "API=two\n")
+	if _, err := Load(f.withoutHelper()); err == nil {
+		t.Fatal("an edit of .env was not seen: the memo still held")
+	}
+	if got := define(f.mustLoad(MemoEvaluated))["API"]; got != "two" {
+		t.Fatalf("after the edit API = %q", got)
+	}
+	remembered()
+
+	// A variable the config read: set, then unset again.
+	f.opts.Environ = append(f.opts.Environ, "VX_TEST_MODE=prod")
+	if _, err := Load(f.withoutHelper()); err == nil {
+		t.Fatal("setting a variable the config read was not seen")
+	}
+	if got := define(f.mustLoad(MemoEvaluated))["MODE"]; got != "prod" {
+		t.Fatalf("MODE = %q", got)
+	}
+	// A variable it did not read changes nothing.
+	f.opts.Environ = append(f.opts.Environ, "VX_TEST_OTHER=1")
+	remembered()
+
+	// Another vx.
+	f.opts.Version = "v1.0.1-test"
+	if _, err := Load(f.withoutHelper()); err == nil {
+		t.Fatal("a new vx used the old memo")
+	}
+	f.mustLoad(MemoEvaluated)
+
+	// Fresh evaluates whatever the memo says.
+	f.opts.Fresh = true
+	f.mustLoad(MemoEvaluated)
+}
+
+// TestLoadMemoWhole: a memo that is not whole (cut short, or with a byte
+// changed) reads as none; a failed evaluation leaves the memo as it was
+// and nothing else in the store.
+func TestLoadMemoWhole(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.ts": envConfig, ".env": "API=one\n"})
+	f.mustLoad(MemoEvaluated)
+	good, err := os.ReadFile(f.opts.MemoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{good[:len(good)/2], bytes.Replace(good, []byte("API"), []byte("APJ"), 1), nil} {
+		if err := os.WriteFile(f.opts.MemoFile, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(f.withoutHelper()); err == nil {
+			t.Fatalf("a damaged memo was used: %q", bad)
+		}
+	}
+	f.mustLoad(MemoEvaluated)
+	f.write("vx.config.ts", "export default { tasks: { build: { dependsOn: 1 } } };\n")
+	if _, err := f.load(); err == nil {
+		t.Fatal("a bad config loaded")
+	}
+	f.write("vx.config.ts", "throw new Error('x');\n")
+	if _, err := f.load(); err == nil {
+		t.Fatal("a throwing config loaded")
+	}
+	if got, _ := os.ReadFile(f.opts.MemoFile); !bytes.Equal(got, good) {
+		t.Errorf("a failed evaluation changed the memo:\n%s\n%s", good, got)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(f.opts.MemoFile) + "/tmp"); len(entries) > 0 {
+		t.Errorf("files left in the store's tmp: %v", entries)
+	}
+}
+
+// TestLoadVolatile: a config that starts a program is evaluated every
+// time: what the program read is not known.
+func TestLoadVolatile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.mjs": `import { execFileSync } from "node:child_process";
+execFileSync(process.execPath, ["-e", "0"]);
+export default { tasks: {} };
+`})
+	res, err := f.load()
+	if err != nil || !strings.Contains(res.Memo, "not remembered: it starts a program") {
+		t.Fatalf("Load = %+v, %v", res, err)
+	}
+	if _, err := Load(f.withoutHelper()); err == nil {
+		t.Fatal("a volatile config was remembered")
+	}
+}
+
+// TestLoadFiles: which files there are, and the errors for too many.
+func TestLoadFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // the error, relative to the root; "" for none
+	}{
+		{"vx.json alone needs no node", map[string]string{"vx.json": `{"tasks": {"build": {}}}`}, ""},
+		{"both", map[string]string{"vx.json": `{}`, "vx.config.ts": `export default {}`},
+			"vx.json: vx.json and vx.config.ts are both at the workspace root; keep one: a vx.config.ts holds all a vx.json can (vx config prints what it evaluates to)"},
+		{"two of the others", map[string]string{"vx.config.mjs": `export default {}`, "vx.config.ts": `export default {}`},
+			"vx.config.ts: vx.config.ts and vx.config.mjs are both at the workspace root; keep one: a vx.config.ts holds all a vx.json can (vx config prints what it evaluates to)"},
+		{"two in a project", map[string]string{"web/vx.config.js": `export default {}`, "web/vx.config.ts": `export default {}`},
+			`web/vx.config.ts: vx.config.ts and vx.config.js are both in project "web"; keep one`},
+		{"a directory", map[string]string{"vx.config.ts/x": ``}, "vx.config.ts: is not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, tc.files, "web=web")
+			f.opts.Environ = append(f.opts.Environ, HelperEnv+"="+filepath.Join(f.root, "no-such-helper"))
+			_, err := f.load()
+			got := ""
+			if err != nil {
+				got = diag.Message(err, f.root)
+			}
+			if filepath.ToSlash(got) != tc.want {
+				t.Errorf("Load error = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadProjects: a project's own file declares its tasks as
+// "<project>#<task>" entries would, beside the root's vx.json or
+// vx.config.ts; the same task at both places is an error naming both.
+func TestLoadProjects(t *testing.T) {
+	t.Parallel()
+	project := `import { defineProject } from "@vxrun/vx";
+import { base } from "@acme/preset";
+export default defineProject({
+  tasks: {
+    build: { ...base, outputs: [".next/**"] },
+  },
+});
+`
+	files := map[string]string{
+		"preset/package.json":   `{"name": "@acme/preset", "main": "index.ts"}`,
+		"preset/index.ts":       `export const base = { dependsOn: ["^build"] };`,
+		"apps/web/vx.config.ts": project,
+	}
+	for _, root := range []struct{ name, file, content string }{
+		{"with vx.json", "vx.json", `{"tasks": {"build": {"outputs": ["dist/**"]}}}`},
+		{"with vx.config.ts", "vx.config.ts", `export default { tasks: { build: { outputs: ["dist/**"] } } }`},
+	} {
+		t.Run(root.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, files, "web=apps/web", "@acme/preset=preset")
+			f.write(root.file, root.content)
+			c := f.mustLoad(MemoEvaluated)
+			want := map[string]config.Task{
+				"build":     {Outputs: []string{"dist/**"}},
+				"web#build": {DependsOn: []string{"^build"}, Outputs: []string{".next/**"}},
+			}
+			if diff := cmp.Diff(want, c.Tasks); diff != "" {
+				t.Errorf("tasks (-want +got):\n%s", diff)
+			}
+			o := c.Origins["web#build"]
+			if rel, _ := filepath.Rel(f.root, o.Path); filepath.ToSlash(rel) != "apps/web/vx.config.ts" || o.Line != 5 || o.Col != 5 {
+				t.Errorf("web#build comes from %+v", o)
+			}
+		})
+	}
+	t.Run("declared twice", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, files, "web=apps/web", "@acme/preset=preset")
+		f.write("vx.json", "{\"tasks\": {\n  \"web#build\": {}}}")
+		_, err := f.load()
+		want := `apps/web/vx.config.ts:5:5: task "build" of project "web" is also declared at the workspace root, as "web#build" (vx.json:2:3); declare it in one place`
+		if err == nil || filepath.ToSlash(diag.Message(err, f.root)) != want {
+			t.Errorf("Load error = %v, want %q", err, want)
+		}
+	})
+	t.Run("a wrong shape in a project", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, map[string]string{"apps/web/vx.config.ts": "export default {\n  tasks: { \"web#build\": {} },\n};\n"}, "web=apps/web")
+		_, err := f.load()
+		want := `apps/web/vx.config.ts:2:12: tasks["web#build"]: invalid task key "web#build": a project's config declares its own tasks, by their names alone; write "build"`
+		if err == nil || filepath.ToSlash(diag.Message(err, f.root)) != want {
+			t.Errorf("Load error = %v, want %q", err, want)
+		}
+	})
+}
+
+// TestLoadTimeout: a config that never finishes is stopped at the limit,
+// node and what the config started with it.
+func TestLoadTimeout(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.mjs": `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+writeFileSync("pids", process.pid + " " + child.pid);
+await new Promise(() => setInterval(() => {}, 1000));
+export default {};
+`})
+	f.opts.Environ = append(f.opts.Environ, TimeoutEnv+"=8s")
+	start := time.Now()
+	_, err := f.load()
+	if err == nil || !strings.Contains(err.Error(), "not evaluated within 8s: node was stopped") {
+		t.Fatalf("Load error = %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("Load took %v", d)
+	}
+	data, rerr := os.ReadFile(filepath.Join(f.root, "pids"))
+	if rerr != nil {
+		t.Fatalf("the config did not start: %v", rerr)
+	}
+	for _, pid := range strings.Fields(string(data)) {
+		deadline := time.Now().Add(5 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("process %s survived the time limit", pid)
+		}
+	}
+}
+
+// TestLoadCancelled: vx stopped by a signal stops the evaluation and says
+// why, with no message of its own.
+func TestLoadCancelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.mjs": `await new Promise(() => setInterval(() => {}, 1000)); export default {};`})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	f.opts.Context = ctx
+	stop := errors.New("interrupted")
+	time.AfterFunc(500*time.Millisecond, func() { cancel(stop) })
+	if _, err := f.load(); !errors.Is(err, stop) {
+		t.Fatalf("Load error = %v, want %v", err, stop)
+	}
+}
+
+// TestLoadNoNode: without node, one line says what is needed.
+func TestLoadNoNode(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.ts": `export default {}`})
+	f.opts.Environ = append(f.opts.Environ, "PATH="+filepath.Join(f.root, "empty"), "Path="+filepath.Join(f.root, "empty"))
+	_, err := f.load()
+	want := "vx.config.ts: evaluating it needs Node.js 18 or later, and there is no node on PATH; install Node.js (https://nodejs.org), or write the configuration as vx.json"
+	if err == nil || diag.Message(err, f.root) != want {
+		t.Errorf("Load error = %v", err)
+	}
+}
