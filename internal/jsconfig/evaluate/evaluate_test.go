@@ -214,12 +214,12 @@ export default defineConfig({ tasks: { build: build(), test: { dependsOn: shared
 import { fileURLToPath } from "node:url";
 export const build = (): Task => ({ dependsOn: ["^build"] });
 export const where = fileURLToPath(import.meta.url);`,
-			"packages/preset/src/sub.ts":         `export const sub: string = import.meta.dirname;`,
-			"node_modules/cjs-dep/package.json":  `{"name": "cjs-dep", "main": "lib.js"}`,
-			"node_modules/cjs-dep/lib.js":        `const fs = require("fs"); module.exports = { read: (p) => fs.readFileSync(p, "utf8").trim(), dir: __dirname };`,
-			"x.txt":                              "from a CommonJS package\n",
-			"data.json":                          `{"name": "json"}`,
-			"packages/preset/src/not-used.ts":    `throw new Error("never imported")`,
+			"packages/preset/src/sub.ts":          `export const sub: string = import.meta.dirname;`,
+			"node_modules/cjs-dep/package.json":   `{"name": "cjs-dep", "main": "lib.js"}`,
+			"node_modules/cjs-dep/lib.js":         `const fs = require("fs"); module.exports = { read: (p) => fs.readFileSync(p, "utf8").trim(), dir: __dirname };`,
+			"x.txt":                               "from a CommonJS package\n",
+			"data.json":                           `{"name": "json"}`,
+			"packages/preset/src/not-used.ts":     `throw new Error("never imported")`,
 			"node_modules/@vxrun/vx/package.json": `{"name": "@vxrun/vx", "main": "broken.js"}`,
 		},
 		packages: map[string]string{"@acme/vx-preset": "packages/preset"},
