@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -12,9 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/vxrun/vx/internal/helper"
 	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -58,6 +61,7 @@ func testMain(m *testing.M) int {
 		}
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	binDir = dir
 	code := m.Run()
 	if vxRemote.dir != "" { // vx-remote, built by the remote cache's tests
 		testdir.RemoveTree(vxRemote.dir)
@@ -128,6 +132,39 @@ func vxtest(args []string) int {
 	return 2
 }
 
+// binDir holds the copies of the test binary named vx and vxtest, and
+// vx-config when a script needs it: beside vx, where vx looks first.
+var binDir string
+
+var vxConfigBuild struct {
+	sync.Once
+	err error
+}
+
+// buildVXConfig builds vx-config into binDir, once.
+func buildVXConfig() error {
+	vxConfigBuild.Do(func() {
+		out, err := osexec.Command("go", "build", "-o", filepath.Join(binDir, helper.FileName("vx-config", runtime.GOOS)), "../vx-config").CombinedOutput()
+		if err != nil {
+			vxConfigBuild.err = fmt.Errorf("go build ./cmd/vx-config: %v\n%s", err, out)
+		}
+	})
+	return vxConfigBuild.err
+}
+
+// usesConfigTS reports whether a script's files hold a vx.config.*.
+func usesConfigTS(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), "vx.config.") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
 // TestScript runs the end-to-end scripts in testdata/script: each is a
 // workspace and the vx commands run in it, and reads like documentation.
 // They run on Windows too (under Wine in .ci/run), with commands added to
@@ -148,6 +185,9 @@ func TestScript(t *testing.T) {
 			env.Values[watchKey{}] = &watchSlot{}
 			vx, err := osexec.LookPath("vx")
 			env.Setenv("VX", vx)
+			if err == nil && usesConfigTS(env.WorkDir) {
+				err = buildVXConfig()
+			}
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
