@@ -11,6 +11,7 @@ all: fmt-check vet test
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vx ./cmd/vx
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vx-remote ./cmd/vx-remote
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vx-config ./cmd/vx-config
 
 # The real REAPI server the remote cache's end-to-end tests run against
 # (they skip without it). Built from the separate tools module, so that

@@ -30,6 +30,12 @@ func decode(root *node, project bool) (*Config, *syntaxError) {
 		return nil, errAt(root.off, "the top level must be an object, found %s", root.describe())
 	}
 	for _, m := range root.members {
+		if project && m.key != "tasks" {
+			if m.key == "remoteCache" {
+				return nil, errHint(m.keyOff, "set it in the workspace root's config", `"remoteCache" belongs to the workspace, not to a project`)
+			}
+			return nil, errHint(m.keyOff, `a project's config holds "tasks" only`, "unknown top-level key %q", m.key)
+		}
 		switch m.key {
 		case "tasks":
 			if err := decodeTasks(c, m.val, project); err != nil {
@@ -40,9 +46,6 @@ func decode(root *node, project bool) (*Config, *syntaxError) {
 				return nil, errAt(m.val.off, `"$schema" must be a string, found %s`, m.val.describe())
 			}
 		case "remoteCache":
-			if project {
-				return nil, errHint(m.keyOff, "set it in the workspace root's config", `"remoteCache" belongs to the workspace, not to a project`)
-			}
 			if err := decodeRemoteCache(c, m.val); err != nil {
 				return nil, err
 			}

@@ -12,8 +12,14 @@ import (
 	"github.com/vxrun/vx"
 )
 
-//go:embed npm/README.md npm/install.js npm/launcher.js npm/platform-README.md
+//go:embed npm/README.md npm/install.js npm/launcher.js npm/platform-README.md npm/index.d.ts npm/index.mjs npm/index.cjs
 var npmFiles embed.FS
+
+// Types is index.d.ts of @vxrun/vx: the types of vx.config.ts.
+func Types() []byte {
+	data, _ := npmFiles.ReadFile("npm/index.d.ts")
+	return data
+}
 
 // File is one file of a package or archive: its path inside it, its
 // content, and whether it is executable.
@@ -36,19 +42,28 @@ func (p NPMPackage) Tarball() string {
 }
 
 // MainNPMPackage is @vxrun/vx at version: the launcher, the postinstall
-// speed-up and one optional dependency per target, all at the same version.
+// speed-up and one optional dependency per target, all at the same version;
+// and the module vx.config.ts imports (defineConfig, defineProject) with
+// its types.
 func MainNPMPackage(version string) (NPMPackage, error) {
 	opt := map[string]string{}
 	for _, t := range Targets {
 		opt[t.Package()] = version
 	}
 	manifest := map[string]any{
-		"name":                 MainPackage,
-		"version":              version,
-		"description":          "A fast task runner for JavaScript and TypeScript monorepos, each task in an isolated environment",
-		"keywords":             []string{"monorepo", "task runner", "workspaces", "build"},
-		"repository":           map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
-		"bin":                  map[string]string{"vx": "bin/vx"},
+		"name":        MainPackage,
+		"version":     version,
+		"description": "A fast task runner for JavaScript and TypeScript monorepos, each task in an isolated environment",
+		"keywords":    []string{"monorepo", "task runner", "workspaces", "build"},
+		"repository":  map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
+		"bin":         map[string]string{"vx": "bin/vx"},
+		"main":        "./index.cjs",
+		"types":       "./index.d.ts",
+		"exports": map[string]any{
+			".":                map[string]string{"types": "./index.d.ts", "import": "./index.mjs", "require": "./index.cjs"},
+			"./vx.schema.json": "./vx.schema.json",
+			"./package.json":   "./package.json",
+		},
 		"scripts":              map[string]string{"postinstall": "node install.js"},
 		"optionalDependencies": opt,
 		"engines":              map[string]string{"node": ">=16"},
@@ -58,7 +73,8 @@ func MainNPMPackage(version string) (NPMPackage, error) {
 	for _, f := range []struct {
 		src, name string
 		exec      bool
-	}{{"npm/README.md", "README.md", false}, {"npm/install.js", "install.js", false}, {"npm/launcher.js", "bin/vx", true}} {
+	}{{"npm/README.md", "README.md", false}, {"npm/install.js", "install.js", false}, {"npm/launcher.js", "bin/vx", true},
+		{"npm/index.d.ts", "index.d.ts", false}, {"npm/index.mjs", "index.mjs", false}, {"npm/index.cjs", "index.cjs", false}} {
 		data, err := npmFiles.ReadFile(f.src)
 		if err != nil {
 			return NPMPackage{}, err

@@ -107,7 +107,7 @@ func TestMainNPMPackage(t *testing.T) {
 			t.Error("bin/vx is not executable")
 		}
 	}
-	if diff := cmp.Diff([]string{"package.json", "README.md", "install.js", "bin/vx", "vx.schema.json"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"package.json", "README.md", "install.js", "bin/vx", "index.d.ts", "index.mjs", "index.cjs", "vx.schema.json"}, names); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	if got := p.Tarball(); got != "vxrun-vx-1.2.3.tgz" {
@@ -161,7 +161,7 @@ func TestPlatformPackageRoundTrip(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Name+" "+map[bool]string{true: "exec", false: "-"}[f.Exec])
 	}
-	want := []string{"package/package.json -", "package/README.md -", "package/bin/" + tg.Exe() + " exec", "package/bin/" + tg.ExeOf("vx-remote") + " exec"}
+	want := []string{"package/package.json -", "package/README.md -", "package/bin/" + tg.Exe() + " exec", "package/bin/" + tg.ExeOf("vx-remote") + " exec", "package/bin/" + tg.ExeOf("vx-config") + " exec"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tarball files (-want +got):\n%s", diff)
 	}
@@ -192,6 +192,7 @@ func TestMislabelledPackage(t *testing.T) {
 	p.Files[0].Data = bytes.ReplaceAll(p.Files[0].Data, []byte(`"`+host.CPU+`"`), []byte(`"`+wrong.CPU+`"`))
 	p.Files[2].Name = "bin/" + wrong.Exe()
 	p.Files[3].Name = "bin/" + wrong.ExeOf("vx-remote")
+	p.Files[4].Name = "bin/" + wrong.ExeOf("vx-config")
 	tgz, err := WriteNPMPackage(testdir.New(t), p)
 	if err != nil {
 		t.Fatal(err)

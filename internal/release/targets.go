@@ -24,10 +24,11 @@ const MainPackage = "@vxrun/vx"
 // Package is the name of the npm package that holds t's binary.
 func (t Target) Package() string { return fmt.Sprintf("%s-%s-%s", MainPackage, t.OS, t.CPU) }
 
-// Programs are the executables vx ships, by their ./cmd/ directory: vx,
-// and vx-remote, the REAPI client vx starts only when a remote cache is
-// configured and finds beside its own executable.
-var Programs = []string{"vx", "vx-remote"}
+// Programs are the executables vx ships, by their ./cmd/ directory: vx;
+// vx-remote, the REAPI client vx starts only when a remote cache is
+// configured; and vx-config, which evaluates vx.config.ts when no memo
+// holds. vx finds both beside its own executable.
+var Programs = []string{"vx", "vx-remote", "vx-config"}
 
 // Exe is the binary's file name on t.
 func (t Target) Exe() string { return t.ExeOf("vx") }

@@ -28,10 +28,13 @@ function main() {
   const version = require("./package.json").version;
   const out = execFileSync(binary, ["--version"], { encoding: "utf8", timeout: 10000 }).trim();
   if (out !== `vx v${version}`) return `${binary} says "${out}", not "vx v${version}": the launcher stays`;
-  // vx finds vx-remote (its remote-cache client) beside its own executable,
-  // so the helper goes in first and vx takes the launcher's place last.
-  const helper = path.join(path.dirname(binary), "vx-remote");
-  if (fs.existsSync(helper)) place(helper, path.join(__dirname, "bin", "vx-remote"));
+  // vx finds its helpers (vx-remote, the remote-cache client; vx-config,
+  // which evaluates vx.config.ts) beside its own executable, so they go in
+  // first and vx takes the launcher's place last.
+  for (const name of ["vx-remote", "vx-config"]) {
+    const helper = path.join(path.dirname(binary), name);
+    if (fs.existsSync(helper)) place(helper, path.join(__dirname, "bin", name));
+  }
   place(binary, path.join(__dirname, "bin", "vx"));
   return "the native binary replaces the launcher";
 }

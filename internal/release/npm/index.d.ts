@@ -1,0 +1,84 @@
+// The types of vx's configuration, for vx.config.ts. vx checks the same
+// keys at run time with the same rules (docs/config.md); a test keeps these
+// types, vx.schema.json and vx's own checks in step.
+
+/**
+ * The workspace's configuration: `export default defineConfig({ tasks: { ... } })` in vx.config.ts at the
+ * workspace root. Reference: docs/config.md.
+ */
+export interface Config {
+  /**
+   * One entry per task (a package.json script), keyed "<task>" for every project or "<project>#<task>" for one
+   * project ("//#<task>": the root's). A project entry replaces the generic entry for that project entirely.
+   */
+  tasks?: Record<string, Task>;
+  /**
+   * A shared REAPI v2 cache: its non-secret settings. Headers and keys go in the environment
+   * (VX_REMOTE_HEADER, VX_REMOTE_SIGNING_KEY). --remote-cache / VX_REMOTE_CACHE win. Reference: docs/cache.md.
+   */
+  remoteCache?: RemoteCache;
+  /** Accepted for the JSON Schema of vx.json; vx ignores it. */
+  $schema?: string;
+}
+
+/**
+ * A project's own configuration: `export default defineProject({ tasks: { ... } })` in the project's
+ * vx.config.ts. Its tasks are named alone ("build"): each is the "<project>#<task>" entry of that project.
+ */
+export interface ProjectConfig {
+  /** One entry per task of this project, by its script's name. */
+  tasks?: Record<string, Task>;
+}
+
+/** What vx knows about one task. */
+export interface Task {
+  /**
+   * Tasks that finish before this one starts: "^build" (build of every workspace dependency), "codegen" (a task
+   * of the same project), "ui#build" (exactly that task).
+   */
+  dependsOn?: readonly string[];
+  /** The variables the task sees on top of the essentials. */
+  env?: TaskEnv;
+  /**
+   * The task does not end by itself (a dev server, a watcher): it starts whatever --concurrency says, no task
+   * may depend on it, and it is never cached.
+   */
+  persistent?: boolean;
+  /**
+   * Globs of the files the task produces, relative to the project ("dist/**", "!dist/**\/*.map"): what a cache
+   * hit restores. [] = no files, only the logs are cached.
+   */
+  outputs?: readonly string[];
+  /**
+   * Globs of the files the task reads, relative to the project, or to the workspace root when they start with
+   * "//" ("//scripts/build.mjs"). Default: every file of the project git knows or would add.
+   */
+  inputs?: readonly string[];
+  /** false: never cache this task. A task with an entry is cached by default; a script without one never is. */
+  cache?: boolean;
+}
+
+/** The variables a task sees, on top of the essentials. */
+export interface TaskEnv {
+  /**
+   * Names of variables of vx's environment the task may read, or prefixes ending in "*" ("NEXT_PUBLIC_*").
+   * "*" alone is not allowed.
+   */
+  passThrough?: readonly string[];
+  /** Variables set to these literal string values for the task. */
+  define?: Record<string, string>;
+}
+
+/** The non-secret settings of a shared REAPI v2 cache. */
+export interface RemoteCache {
+  /** grpc://host:port, or grpcs://host[:port] for TLS (port 443 by default). */
+  url?: string;
+  /** The REAPI instance name; empty for the server's default. */
+  instance?: string;
+}
+
+/** The workspace's configuration, checked against {@link Config}. Returns it unchanged. */
+export declare function defineConfig(config: Config): Config;
+
+/** A project's own configuration, checked against {@link ProjectConfig}. Returns it unchanged. */
+export declare function defineProject(config: ProjectConfig): ProjectConfig;

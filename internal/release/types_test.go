@@ -1,0 +1,146 @@
+package release
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
+)
+
+// nodeShims declares the little of node's API the examples use, so that
+// tsc needs no @types/node.
+const nodeShims = `declare module "node:fs" {
+  export function readFileSync(path: string | URL, encoding: "utf8"): string;
+  export function existsSync(path: string | URL): boolean;
+}
+declare module "node:util" {
+  export function parseEnv(content: string): Record<string, string>;
+}
+declare var process: { env: Record<string, string | undefined> };
+`
+
+// TestTypesCompile runs tsc (typescript from npm) on typed configs with
+// @vxrun/vx installed as `make npm` packs it: the valid examples of
+// testdata/types and every TypeScript block of docs/config.md compile; each
+// invalid example fails with the error its first line names. Both the
+// types and the examples are what users get: an editor shows these errors.
+func TestTypesCompile(t *testing.T) {
+	tsc, err := osexec.LookPath("tsc")
+	if err != nil {
+		t.Skip("tsc is not on PATH: install typescript with npm (npm i -g typescript; .ci/run does) to check the types of vx.config.ts")
+	}
+	dir := testdir.New(t)
+	write := func(name string, data []byte) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pkg, err := MainNPMPackage("1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range pkg.Files {
+		write("node_modules/@vxrun/vx/"+f.Name, f.Data)
+	}
+	write("package.json", []byte(`{"type": "module", "private": true}`))
+	write("shims.d.ts", []byte(nodeShims))
+
+	want := map[string]string{} // file -> "" (compiles) or the error
+	files := []string{"shims.d.ts"}
+	examples, _ := filepath.Glob(filepath.Join("testdata", "types", "*.ts"))
+	for _, ex := range examples {
+		data, err := os.ReadFile(ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		expect, ok := strings.CutPrefix(first, "// tsc: ")
+		if !ok {
+			t.Fatalf("%s: the first line must be // tsc: ok or // tsc: error ...", ex)
+		}
+		if expect == "ok" {
+			expect = ""
+		}
+		name := filepath.Base(ex)
+		write(name, data)
+		want[name] = expect
+		files = append(files, name)
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, block := range tsBlocks(docs) {
+		name := "docs-config-" + itoa(i+1) + ".ts"
+		write(name, block)
+		want[name] = ""
+		files = append(files, name)
+	}
+	if len(examples) < 8 || len(want)-len(examples) < 0 {
+		t.Fatalf("%d examples and %d blocks of docs/config.md: the corpus was not found", len(examples), len(want)-len(examples))
+	}
+	tsconfig, _ := json.Marshal(map[string]any{
+		"compilerOptions": map[string]any{"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext", "target": "es2022", "types": []string{}},
+		"files":           files,
+	})
+	write("tsconfig.json", tsconfig)
+	cmd := osexec.Command(tsc, "-p", "tsconfig.json", "--pretty", "false")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
+	got := map[string][]string{}
+	errLine := regexp.MustCompile(`^(\S+\.ts)\(\d+,\d+\): (error TS\d+: .*)$`)
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if m := errLine.FindStringSubmatch(sc.Text()); m != nil {
+			got[m[1]] = append(got[m[1]], m[2])
+		} else if strings.TrimSpace(sc.Text()) != "" && !strings.HasPrefix(sc.Text(), "  ") {
+			t.Errorf("tsc: %s", sc.Text())
+		}
+	}
+	for name, expect := range want {
+		switch {
+		case expect == "" && len(got[name]) > 0:
+			t.Errorf("%s does not compile:\n%s", name, strings.Join(got[name], "\n"))
+		case expect != "" && (len(got[name]) != 1 || got[name][0] != expect):
+			t.Errorf("%s: tsc says\n%s\nwant\n%s", name, strings.Join(got[name], "\n"), expect)
+		}
+	}
+	if t.Failed() {
+		t.Logf("tsc output:\n%s", out)
+	}
+}
+
+// tsBlocks returns the fenced ```ts blocks of a Markdown file.
+func tsBlocks(md []byte) [][]byte {
+	var blocks [][]byte
+	var cur *bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(md))
+	for sc.Scan() {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case cur == nil && (trimmed == "```ts" || trimmed == "```typescript"):
+			cur = new(bytes.Buffer)
+		case cur != nil && trimmed == "```":
+			blocks = append(blocks, cur.Bytes())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line + "\n")
+		}
+	}
+	return blocks
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
