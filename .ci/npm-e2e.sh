@@ -46,11 +46,15 @@ check() { # name dir command...: vx --version and vx run build through the insta
 
 cp -r examples/monorepo "$work/npm"
 (cd "$work/npm" && npm install -D --loglevel=error "$main_tgz" "$plat_tgz")
-for b in vx vx-remote; do
+for b in vx vx-remote vx-config; do
 	head -c 4 "$work/npm/node_modules/@vxrun/vx/bin/$b" | grep -q ELF || { echo "npm: postinstall did not put the native $b in place"; exit 1; }
 done
 check "npm (npx vx)" "$work/npm" npx vx
 cmp "$work/npm/node_modules/@vxrun/vx/vx.schema.json" vx.schema.json || { echo "npm: @vxrun/vx does not carry vx.schema.json"; exit 1; }
+# The module vx.config.ts imports, for node and for tsc (its types).
+(cd "$work/npm" && node --input-type=module -e 'import { defineConfig } from "@vxrun/vx"; if (defineConfig({ tasks: {} }).tasks === undefined) process.exit(1);') || { echo "npm: @vxrun/vx does not import"; exit 1; }
+(cd "$work/npm" && node -e 'if (require("@vxrun/vx").defineProject({}) === undefined) process.exit(1);') || { echo "npm: @vxrun/vx does not require"; exit 1; }
+[ -f "$work/npm/node_modules/@vxrun/vx/index.d.ts" ] || { echo "npm: @vxrun/vx has no types"; exit 1; }
 
 cp -r examples/monorepo "$work/npm-ignore-scripts"
 (cd "$work/npm-ignore-scripts" && npm install -D --ignore-scripts --loglevel=error "$main_tgz" "$plat_tgz")

@@ -27,6 +27,7 @@ import (
 //	tmp/                   files being written; renamed into place when complete
 //	memo                   file ids by (path, size, mtime, inode); see memo.go
 //	last-run               hits and misses of the last run
+//	config-memo            the evaluated vx.config.ts (internal/jsconfig)
 //
 // Every file appears whole or not at all: it is written under tmp/ and
 // renamed, so runs sharing a store never see a partial file. An action
