@@ -123,7 +123,7 @@ func writeMemo(path, tmpDir string, m *memoFile) error {
 	}
 	sum := sha256.Sum256(body)
 	data := append([]byte(memoMagic+hex.EncodeToString(sum[:])+"\n"), body...)
-	f, err := os.CreateTemp(tmpDir, "config-memo-*")
+	f, err := os.CreateTemp(tmpDir, "w-config-memo-*") // "w-": the store's own temporary files, which prune removes when stale
 	if err != nil {
 		return err
 	}
