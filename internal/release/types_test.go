@@ -101,7 +101,7 @@ func TestTypesCompile(t *testing.T) {
 		// As docs/config.md advises: vx bundles the config as a bundler does.
 		"compilerOptions": map[string]any{"strict": true, "noEmit": true, "module": "esnext", "moduleResolution": "bundler", "target": "es2022", "types": []string{},
 			"paths": map[string][]string{"@acme/vx-preset": {"./packages/vx-preset/index.ts"}}},
-		"files":           files,
+		"files": files,
 	})
 	write("tsconfig.json", tsconfig)
 	cmd := osexec.Command(tsc, "-p", "tsconfig.json", "--pretty", "false")
