@@ -11,7 +11,8 @@
 #   the npm registry (skipped, saying so, when it cannot be installed or run).
 #
 # Then bench/cache.sh measures the task cache beside turbo's and appends its
-# table (BENCH_CACHE=0 skips it).
+# table (BENCH_CACHE=0 skips it), and bench/config.sh vx.config.ts beside
+# vx.json (BENCH_CONFIG=0 skips it).
 #
 # Knobs (environment): BENCH_ROUNDS (default 3): rounds per size, the order of
 # the commands rotating every round so that drift hits all alike;
@@ -246,5 +247,9 @@ echo "$table"
 if [ "${BENCH_CACHE:-1}" != 0 ]; then
 	say "the task cache beside turbo (bench/cache.sh; BENCH_CACHE=0 skips it)"
 	"$repo/bench/cache.sh" "$out" || note "bench/cache.sh failed (see bench/.cache/cache-bench.log)"
+fi
+if [ "${BENCH_CONFIG:-1}" != 0 ]; then
+	say "vx.config.ts beside vx.json (bench/config.sh; BENCH_CONFIG=0 skips it)"
+	"$repo/bench/config.sh" "$out" || note "bench/config.sh failed (see bench/.cache/config-bench.log)"
 fi
 say "results written to ${out#"$repo"/}"

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/vxrun/vx/exec"
@@ -262,14 +261,6 @@ func timeout(environ []string, goos string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s takes a duration such as 30s or 2m, not %q", TimeoutEnv, v)
 	}
 	return d, nil
-}
-
-// relName is file relative to root when it is inside, for messages.
-func relName(root, file string) string {
-	if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return file
 }
 
 // wireError is the helper's error as vx's.
