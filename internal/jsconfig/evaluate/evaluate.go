@@ -324,7 +324,7 @@ func (b *bundler) load(a api.OnLoadArgs) (api.OnLoadResult, error) {
 		in.prefixLen = len(utf16.Encode([]rune(prefix)))
 	}
 	b.mu.Lock()
-	b.inputs[a.Path] = in
+	b.inputs[filepath.Clean(a.Path)] = in
 	b.mu.Unlock()
 	b.addDep(wire.Dep{Kind: wire.KindFile, Path: a.Path, State: wire.ContentState(data)})
 	return api.OnLoadResult{Contents: &text, Loader: loader}, nil
@@ -562,10 +562,11 @@ func (b *bundler) mapError(e *evalError, maps []*sourceMap) *wire.Error {
 		if !ok {
 			continue
 		}
-		// Sources are relative to the bundle's directory.
-		file := src
+		// Sources are relative to the bundle's directory (absolute when
+		// no relative path leads there: another drive on Windows).
+		file := filepath.FromSlash(src)
 		if !filepath.IsAbs(file) {
-			file = filepath.Join(b.outDir, filepath.FromSlash(src))
+			file = filepath.Join(b.outDir, file)
 		}
 		b.mu.Lock()
 		in, known := b.inputs[file]
