@@ -84,7 +84,7 @@ func newFixture(t *testing.T, files map[string]string, projects ...string) *fixt
 	store := filepath.Join(root, "node_modules", ".cache", "vx")
 	f.opts = Options{
 		Root:     root,
-		Environ:  append(os.Environ(), HelperEnv+"="+helperPath(t)),
+		Environ:  os.Environ(),
 		GOOS:     runtime.GOOS,
 		Version:  "v1.0.0-test",
 		MemoFile: filepath.Join(store, MemoName),
@@ -98,6 +98,14 @@ func newFixture(t *testing.T, files map[string]string, projects ...string) *fixt
 		name, dir, _ := strings.Cut(p, "=")
 		f.opts.Projects = append(f.opts.Projects, Project{Name: name, Dir: filepath.Join(root, filepath.FromSlash(dir))})
 	}
+	return f
+}
+
+// evaluating lets the fixture's loads start vx-config (built for the
+// tests); without node on PATH the test is skipped.
+func (f *fixture) evaluating() *fixture {
+	f.t.Helper()
+	f.opts.Environ = append(f.opts.Environ, HelperEnv+"="+helperPath(f.t))
 	return f
 }
 
@@ -153,7 +161,7 @@ func define(c *config.Config) map[string]string { return c.Tasks["build"].Define
 // the config read (.env), a variable it read, the config itself, vx.
 func TestLoadRemembers(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, map[string]string{"vx.config.ts": envConfig, ".env": "API=one\n"})
+	f := newFixture(t, map[string]string{"vx.config.ts": envConfig, ".env": "API=one\n"}).evaluating()
 	want := map[string]string{"API": "one", "MODE": "dev"}
 	if diff := cmp.Diff(want, define(f.mustLoad(MemoEvaluated))); diff != "" {
 		t.Fatalf("first load (-want +got):\n%s", diff)
@@ -213,7 +221,7 @@ func TestLoadRemembers(t *testing.T) {
 // and nothing else in the store.
 func TestLoadMemoWhole(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, map[string]string{"vx.config.ts": envConfig, ".env": "API=one\n"})
+	f := newFixture(t, map[string]string{"vx.config.ts": envConfig, ".env": "API=one\n"}).evaluating()
 	f.mustLoad(MemoEvaluated)
 	good, err := os.ReadFile(f.opts.MemoFile)
 	if err != nil {
@@ -251,7 +259,7 @@ func TestLoadVolatile(t *testing.T) {
 	f := newFixture(t, map[string]string{"vx.config.mjs": `import { execFileSync } from "node:child_process";
 execFileSync(process.execPath, ["-e", "0"]);
 export default { tasks: {} };
-`})
+`}).evaluating()
 	res, err := f.load()
 	if err != nil || !strings.Contains(res.Memo, "not remembered: it starts a program") {
 		t.Fatalf("Load = %+v, %v", res, err)
@@ -318,7 +326,7 @@ export default defineProject({
 	} {
 		t.Run(root.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, files, "web=apps/web", "@acme/preset=preset")
+			f := newFixture(t, files, "web=apps/web", "@acme/preset=preset").evaluating()
 			f.write(root.file, root.content)
 			c := f.mustLoad(MemoEvaluated)
 			want := map[string]config.Task{
@@ -336,7 +344,7 @@ export default defineProject({
 	}
 	t.Run("declared twice", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t, files, "web=apps/web", "@acme/preset=preset")
+		f := newFixture(t, files, "web=apps/web", "@acme/preset=preset").evaluating()
 		f.write("vx.json", "{\"tasks\": {\n  \"web#build\": {}}}")
 		_, err := f.load()
 		want := `apps/web/vx.config.ts:5:5: task "build" of project "web" is also declared at the workspace root, as "web#build" (vx.json:2:3); declare it in one place`
@@ -346,7 +354,7 @@ export default defineProject({
 	})
 	t.Run("a wrong shape in a project", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t, map[string]string{"apps/web/vx.config.ts": "export default {\n  tasks: { \"web#build\": {} },\n};\n"}, "web=apps/web")
+		f := newFixture(t, map[string]string{"apps/web/vx.config.ts": "export default {\n  tasks: { \"web#build\": {} },\n};\n"}, "web=apps/web").evaluating()
 		_, err := f.load()
 		want := `apps/web/vx.config.ts:2:12: tasks["web#build"]: invalid task key "web#build": a project's config declares its own tasks, by their names alone; write "build"`
 		if err == nil || filepath.ToSlash(diag.Message(err, f.root)) != want {
@@ -365,7 +373,7 @@ const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { s
 writeFileSync("pids", process.pid + " " + child.pid);
 await new Promise(() => setInterval(() => {}, 1000));
 export default {};
-`})
+`}).evaluating()
 	f.opts.Environ = append(f.opts.Environ, TimeoutEnv+"=8s")
 	start := time.Now()
 	_, err := f.load()
@@ -394,7 +402,7 @@ export default {};
 // why, with no message of its own.
 func TestLoadCancelled(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, map[string]string{"vx.config.mjs": `await new Promise(() => setInterval(() => {}, 1000)); export default {};`})
+	f := newFixture(t, map[string]string{"vx.config.mjs": `await new Promise(() => setInterval(() => {}, 1000)); export default {};`}).evaluating()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f.opts.Context = ctx
 	stop := errors.New("interrupted")
