@@ -83,8 +83,6 @@ func follow(t *testing.T, n *node, path []any, key bool) int {
 	return n.off
 }
 
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
-
 // TestDecodeValue covers what only an evaluated config has: a project's
 // own file, and the key paths' spelling.
 func TestDecodeValue(t *testing.T) {

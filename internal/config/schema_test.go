@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,7 +133,7 @@ func collectSchemaCases(t *testing.T) []schemaCase {
 			if err != nil {
 				return err
 			}
-			for i, block := range jsonBlocks(data) {
+			for i, block := range fencedBlocks(data, "json", "jsonc") {
 				cases = append(cases, schemaCase{rel + " block " + strconv.Itoa(i+1), block})
 			}
 		case strings.HasPrefix(rel, "internal/config/testdata/fuzz/FuzzParse/"):
@@ -154,8 +155,9 @@ func collectSchemaCases(t *testing.T) []schemaCase {
 	return cases
 }
 
-// jsonBlocks returns the fenced ```json and ```jsonc blocks of a Markdown file.
-func jsonBlocks(md []byte) [][]byte {
+// fencedBlocks returns the fenced code blocks of a Markdown file in one of
+// the languages (```json, ```ts).
+func fencedBlocks(md []byte, langs ...string) [][]byte {
 	var blocks [][]byte
 	var cur *bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(md))
@@ -163,7 +165,7 @@ func jsonBlocks(md []byte) [][]byte {
 		line := sc.Text()
 		trimmed := strings.TrimSpace(line)
 		switch {
-		case cur == nil && (trimmed == "```json" || trimmed == "```jsonc"):
+		case cur == nil && strings.HasPrefix(trimmed, "```") && slices.Contains(langs, trimmed[3:]):
 			cur = new(bytes.Buffer)
 		case cur != nil && trimmed == "```":
 			blocks = append(blocks, cur.Bytes())

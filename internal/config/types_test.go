@@ -16,7 +16,7 @@ import (
 // vx.config.ts (internal/release/npm/index.d.ts, shipped in @vxrun/vx),
 // the JSON Schema of vx.json (vx.schema.json) and vx's own checks (this
 // package). TestTypesAgree keeps them from drifting: the same keys at every
-// level, each of the same type. (internal/release's TestTypesCompile runs
+// level, each of the same type. (TestTypesCompile runs
 // tsc on typed examples.)
 
 // level is one object of the configuration in the three descriptions.

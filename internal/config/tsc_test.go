@@ -1,4 +1,4 @@
-package release
+package config
 
 import (
 	"bufio"
@@ -8,9 +8,11 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vxrun/vx/internal/release"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -27,7 +29,7 @@ declare var process: { env: Record<string, string | undefined> };
 `
 
 // TestTypesCompile runs tsc (typescript from npm) on typed configs with
-// @vxrun/vx installed as `make npm` packs it: the valid examples of
+// @vxrun/vx installed as `make npm` packs it (internal/release): the valid examples of
 // testdata/types and every TypeScript block of docs/config.md compile; each
 // invalid example fails with the error its first line names. Both the
 // types and the examples are what users get: an editor shows these errors.
@@ -47,7 +49,7 @@ func TestTypesCompile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pkg, err := MainNPMPackage("1.0.0")
+	pkg, err := release.MainNPMPackage("1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +80,13 @@ func TestTypesCompile(t *testing.T) {
 		want[name] = expect
 		files = append(files, name)
 	}
-	docs, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
+	docs, err := os.ReadFile(filepath.Join(repoRoot, "docs", "config.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A block whose first line names a file in a directory ("//
 	// packages/vx-preset/index.ts") is that file: others import it.
-	for i, block := range tsBlocks(docs) {
+	for i, block := range fencedBlocks(docs, "ts", "typescript") {
 		name := "docs-config-" + itoa(i+1) + ".ts"
 		first, _, _ := strings.Cut(string(block), "\n")
 		if f := strings.Fields(strings.TrimPrefix(first, "// ")); len(f) > 0 && strings.Contains(f[0], "/") && strings.HasSuffix(f[0], ".ts") {
@@ -130,25 +132,4 @@ func TestTypesCompile(t *testing.T) {
 	}
 }
 
-// tsBlocks returns the fenced ```ts blocks of a Markdown file.
-func tsBlocks(md []byte) [][]byte {
-	var blocks [][]byte
-	var cur *bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(md))
-	for sc.Scan() {
-		line := sc.Text()
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case cur == nil && (trimmed == "```ts" || trimmed == "```typescript"):
-			cur = new(bytes.Buffer)
-		case cur != nil && trimmed == "```":
-			blocks = append(blocks, cur.Bytes())
-			cur = nil
-		case cur != nil:
-			cur.WriteString(line + "\n")
-		}
-	}
-	return blocks
-}
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+func itoa(i int) string { return strconv.Itoa(i) }
