@@ -12,10 +12,7 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/vxrun/vx/internal/jsconfig/evaluate"
@@ -36,27 +33,5 @@ func main() {
 		fmt.Fprintf(os.Stderr, "vx-config: takes no arguments (vx starts it); got %q\n", os.Args[1])
 		os.Exit(2)
 	}
-	os.Exit(run(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
-}
-
-// run answers one request. Whatever goes wrong becomes the response's
-// error: vx shows it as one line.
-func run(stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
-	var req wire.Request
-	resp := func() (resp wire.Response) {
-		defer func() {
-			if r := recover(); r != nil {
-				resp = wire.Response{Version: wire.Version, Error: &wire.Error{Msg: fmt.Sprintf("vx-config failed: %v (please report this at https://github.com/vxrun/vx/issues)", r)}}
-			}
-		}()
-		if err := json.NewDecoder(stdin).Decode(&req); err != nil {
-			return wire.Response{Version: wire.Version, Error: &wire.Error{Msg: fmt.Sprintf("vx-config: cannot read the request: %v", err)}}
-		}
-		return evaluate.Evaluate(context.Background(), req, environ, stderr)
-	}()
-	if err := json.NewEncoder(stdout).Encode(resp); err != nil {
-		fmt.Fprintf(stderr, "vx-config: %v\n", err)
-		return 1
-	}
-	return 0
+	os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }

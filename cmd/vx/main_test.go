@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -13,11 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/vxrun/vx/internal/helper"
+	"github.com/vxrun/vx/internal/jsconfig/evaluate"
 	"github.com/vxrun/vx/internal/testdir"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -29,7 +27,9 @@ var update = flag.Bool("u", false, "rewrite the testscript files with the actual
 // "vx" it runs vx's main; otherwise it puts a copy of itself named vx first
 // on PATH and runs the tests, so testscript files and Go tests alike can
 // exec a real vx. A second copy, vxtest, is the one program the scripts'
-// tasks need that is the same in sh and cmd.exe (see [vxtest]).
+// tasks need that is the same in sh and cmd.exe (see [vxtest]); a third,
+// vx-config, is vx's config helper, beside vx where vx looks for it (the
+// test binary links what cmd/vx-config does; vx itself does not).
 //
 // This is what testscript.Main does, except that the temporary directory is
 // removed entry by entry: under Wine, os.RemoveAll fails on a non-empty
@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 		os.Exit(run())
 	case "vxtest":
 		os.Exit(vxtest(os.Args[1:]))
+	case "vx-config":
+		os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 	}
 	os.Exit(testMain(m))
 }
@@ -51,7 +53,7 @@ func testMain(m *testing.M) int {
 		return 2
 	}
 	defer testdir.RemoveTree(dir)
-	for _, name := range []string{"vx", "vxtest"} {
+	for _, name := range []string{"vx", "vxtest", "vx-config"} {
 		if runtime.GOOS == "windows" {
 			name += ".exe"
 		}
@@ -61,7 +63,6 @@ func testMain(m *testing.M) int {
 		}
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	binDir = dir
 	code := m.Run()
 	if vxRemote.dir != "" { // vx-remote, built by the remote cache's tests
 		testdir.RemoveTree(vxRemote.dir)
@@ -132,39 +133,6 @@ func vxtest(args []string) int {
 	return 2
 }
 
-// binDir holds the copies of the test binary named vx and vxtest, and
-// vx-config when a script needs it: beside vx, where vx looks first.
-var binDir string
-
-var vxConfigBuild struct {
-	sync.Once
-	err error
-}
-
-// buildVXConfig builds vx-config into binDir, once.
-func buildVXConfig() error {
-	vxConfigBuild.Do(func() {
-		out, err := osexec.Command("go", "build", "-o", filepath.Join(binDir, helper.FileName("vx-config", runtime.GOOS)), "../vx-config").CombinedOutput()
-		if err != nil {
-			vxConfigBuild.err = fmt.Errorf("go build ./cmd/vx-config: %v\n%s", err, out)
-		}
-	})
-	return vxConfigBuild.err
-}
-
-// usesConfigTS reports whether a script's files hold a vx.config.*.
-func usesConfigTS(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), "vx.config.") {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
-}
-
 // TestScript runs the end-to-end scripts in testdata/script: each is a
 // workspace and the vx commands run in it, and reads like documentation.
 // They run on Windows too (under Wine in .ci/run), with commands added to
@@ -185,9 +153,6 @@ func TestScript(t *testing.T) {
 			env.Values[watchKey{}] = &watchSlot{}
 			vx, err := osexec.LookPath("vx")
 			env.Setenv("VX", vx)
-			if err == nil && usesConfigTS(env.WorkDir) {
-				err = buildVXConfig()
-			}
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -17,10 +16,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/diag"
+	"github.com/vxrun/vx/internal/helper"
+	"github.com/vxrun/vx/internal/jsconfig/evaluate"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
-// vxConfig is vx-config, built once for the tests that evaluate.
+// vxConfig is vx-config for the tests that evaluate: a copy of this test
+// binary, which runs as vx-config under that name (see TestMain).
 var vxConfig struct {
 	once sync.Once
 	path string
@@ -29,6 +31,9 @@ var vxConfig struct {
 }
 
 func TestMain(m *testing.M) {
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "vx-config" {
+		os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+	}
 	code := m.Run()
 	if vxConfig.dir != "" {
 		testdir.RemoveTree(vxConfig.dir)
@@ -36,7 +41,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// helperPath builds vx-config, or skips when node is missing (nothing can
+// helperPath returns vx-config, or skips when node is missing (nothing can
 // be evaluated then).
 func helperPath(t *testing.T) string {
 	t.Helper()
@@ -48,19 +53,26 @@ func helperPath(t *testing.T) string {
 		if vxConfig.err != nil {
 			return
 		}
-		vxConfig.path = filepath.Join(vxConfig.dir, "vx-config")
-		if runtime.GOOS == "windows" {
-			vxConfig.path += ".exe"
-		}
-		out, err := osexec.Command("go", "build", "-o", vxConfig.path, "../../cmd/vx-config").CombinedOutput()
-		if err != nil {
-			vxConfig.err = fmt.Errorf("go build ./cmd/vx-config: %v\n%s", err, out)
-		}
+		vxConfig.path = filepath.Join(vxConfig.dir, helper.FileName("vx-config", runtime.GOOS))
+		vxConfig.err = copyFile(vxConfig.path)
 	})
 	if vxConfig.err != nil {
 		t.Fatal(vxConfig.err)
 	}
 	return vxConfig.path
+}
+
+// copyFile copies this test binary to dst, executable.
+func copyFile(dst string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o755)
 }
 
 // fixture is a workspace and the options that load it.

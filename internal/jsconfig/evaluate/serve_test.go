@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"bytes"
@@ -9,17 +9,17 @@ import (
 	"github.com/vxrun/vx/internal/jsconfig/wire"
 )
 
-// TestRunAnswersEveryRequest: whatever vx sends, the helper answers with
+// TestServeAnswersEveryRequest: whatever vx sends, the helper answers with
 // one JSON response on stdout and exit status 0; a problem is the
 // response's error, never a stack trace.
-func TestRunAnswersEveryRequest(t *testing.T) {
+func TestServeAnswersEveryRequest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", "{", "vx-config: cannot read the request: unexpected EOF"},
 		{"another protocol", `{"version": 99}`, "vx-config speaks version 1 of the protocol and vx 99: install both from one release"},
 	} {
 		var out, errs bytes.Buffer
-		if code := run(strings.NewReader(tc.in), &out, &errs, nil); code != 0 {
+		if code := Serve(strings.NewReader(tc.in), &out, &errs, nil); code != 0 {
 			t.Errorf("%s: exit %d", tc.name, code)
 		}
 		var resp wire.Response
