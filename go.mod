@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/bazelbuild/remote-apis v0.0.0-20260908115904-76ddd98e1f92
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/evanw/esbuild v0.28.2
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/go-cmp v0.7.0
 	github.com/rogpeppe/go-internal v1.16.0
@@ -19,7 +20,6 @@ require (
 
 require (
 	cloud.google.com/go/longrunning v0.8.0 // indirect
-	github.com/evanw/esbuild v0.28.2 // indirect
 	golang.org/x/net v0.47.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260203192932-546029d2fa20 // indirect
