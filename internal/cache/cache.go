@@ -76,6 +76,7 @@ type Cache struct {
 	prefetched sync.Map              // action hash → *prefetch
 	nodes      map[string]*nodeProbe // node program (symbolic links resolved) → its version
 	extras     map[string]hashed     // files outside the snapshot, read once per run
+	walks      walks                 // the directories looked at for ignored input files
 	nodeDirs   map[string]string     // PATH directory → the node in it, or ""
 	hits       int
 	misses     int
@@ -330,8 +331,15 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	files := inputFiles(snap, t, c.extraFile)
+	files := c.inputFilesOf(snap, t, &c.walks, c.extraFile)
 	return Inputs{files, fileLines(files)}, nil
+}
+
+// inputFilesOf returns t's input files: those of snap, and those git
+// ignores that t's inputs name (ignoredInputs), found through w (nil: a
+// fresh look) and hashed by hash.
+func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p string) (fileState, bool)) []InputFile {
+	return mergeInputs(inputFiles(snap, t, hash), ignoredInputs(c.sc, w, snap, t, hash))
 }
 
 // Inputs are a task's input files, from [Cache.Inputs], with their lines
@@ -883,7 +891,13 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
 		return
 	}
-	if now := makeKey(snap, k.spec, c.platform(), c.extraFile); now.InputRoot != k.InputRoot {
+	// Read again, not taken from this run's look at the files.
+	hash := func(p string) (fileState, bool) {
+		st, ok, err := c.sc.hashOne(p, false, time.Now())
+		return st, ok && err == nil
+	}
+	files := c.inputFilesOf(snap, k.spec, nil, hash)
+	if now := keyOf(k.spec, files, fileLines(files), c.platform()); now.InputRoot != k.InputRoot {
 		c.warn("%s: not cached: its inputs changed while it ran (%s)", k.spec.ID, firstChange(k, now))
 		return
 	}

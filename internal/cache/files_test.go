@@ -305,3 +305,59 @@ func TestInputWrittenWhileRunning(t *testing.T) {
 		t.Errorf("not stored, though no input was written; warnings: %q", warn.String())
 	}
 }
+
+// TestIgnoredInputs: a file git ignores is an input when a glob of
+// "inputs" other than "**" names it (a literal path, a pattern, from the
+// project or from the root); "**" and the default set leave it out, as do
+// node_modules and the task's outputs.
+func TestIgnoredInputs(t *testing.T) {
+	r := newGitRepo(t)
+	r.write(".gitignore", ".env*\n*.log\ndist/\ngenerated/\nnode_modules/\n", 0o644)
+	r.write(".env", "ROOT=1\n", 0o644)
+	r.write("p/package.json", `{"name":"p"}`, 0o644)
+	r.write("p/src/a.ts", "a\n", 0o644)
+	r.git("add", "-A")
+	r.git("commit", "-qm", "base")
+	r.write("p/.env.local", "KEY=1\n", 0o644)
+	r.write("p/.env.production.local", "KEY=2\n", 0o644)
+	r.write("p/src/debug.log", "log\n", 0o644)
+	r.write("p/src/generated/api.ts", "generated\n", 0o644)
+	r.write("p/dist/a.js", "built\n", 0o644)
+	r.write("p/node_modules/x/.env", "no\n", 0o644)
+	r.write("p/deep/er/.env.local", "deep\n", 0o644)
+	tests := []struct {
+		name   string
+		inputs []string
+		want   []string // beside p/package.json and p/src/a.ts when "**" is there
+	}{
+		{"default: no ignored file", nil, []string{"p/package.json", "p/src/a.ts"}},
+		{"** is the default set", []string{"**"}, []string{"p/package.json", "p/src/a.ts"}},
+		{"a literal name", []string{"src/**", ".env.local"}, []string{"p/.env.local", "p/package.json", "p/src/a.ts", "p/src/debug.log", "p/src/generated/api.ts"}},
+		{"a pattern, with the default set", []string{"**", ".env*"}, []string{"p/.env.local", "p/.env.production.local", "p/package.json", "p/src/a.ts"}},
+		{"at any depth", []string{"**/.env.local"}, []string{"p/.env.local", "p/deep/er/.env.local", "p/package.json"}},
+		{"from the root", []string{"src/*.ts", "//.env"}, []string{".env", "p/package.json", "p/src/a.ts"}},
+		{"an exclusion", []string{"**", ".env*", "!.env.production.local"}, []string{"p/.env.local", "p/package.json", "p/src/a.ts"}},
+		{"never an output", []string{"**", "dist/**"}, []string{"p/package.json", "p/src/a.ts"}},
+		{"never node_modules", []string{"node_modules/**", "**/.env"}, []string{"p/package.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(Options{Dir: testdir.New(t), Root: r.root, Environ: r.env, Read: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseReadOnly()
+			k, err := c.Key(&TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Inputs: tt.inputs, Outputs: []string{"dist/**"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range k.Inputs {
+				got = append(got, f.Path)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("inputs %q (-want +got):\n%s", tt.inputs, diff)
+			}
+		})
+	}
+}
