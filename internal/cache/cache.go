@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	osexec "os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -82,6 +83,10 @@ type Cache struct {
 	misses     int
 	stored     int
 	warned     map[string]bool
+
+	// pendingWrote are the files restores wrote where there was none, for
+	// recordPending.
+	pendingWrote []pendingFile
 
 	bg           sync.WaitGroup  // records of last use being written
 	ctx          context.Context // Options.Context
@@ -331,15 +336,15 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	files := c.inputFilesOf(snap, t, &c.walks, c.extraFile)
-	return Inputs{files, fileLines(files)}, nil
+	files := c.inputFilesOf(snap, t, &c.walks, c.extraFile, nil)
+	return Inputs{files, fileLines(files), snap}, nil
 }
 
 // inputFilesOf returns t's input files: those of snap, and those git
 // ignores that t's inputs name (ignoredInputs), found through w (nil: a
-// fresh look) and hashed by hash.
-func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p string) (fileState, bool)) []InputFile {
-	return mergeInputs(inputFiles(snap, t, hash), ignoredInputs(c.sc, w, snap, t, hash))
+// fresh look) and hashed by hash; yours is inputFiles'.
+func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p string) (fileState, bool), yours func(p string, st fileState) bool) []InputFile {
+	return mergeInputs(inputFiles(snap, t, hash, yours), ignoredInputs(c.sc, w, snap, t, hash))
 }
 
 // Inputs are a task's input files, from [Cache.Inputs], with their lines
@@ -347,12 +352,15 @@ func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p 
 type Inputs struct {
 	files []InputFile
 	lines []byte
+	snap  *snapshot
 }
 
 // KeyOf returns the key of t, whose input files are in: quick, since a
 // chain of tasks is keyed one after another.
 func (c *Cache) KeyOf(t *TaskSpec, in Inputs) *Key {
-	return keyOf(t, in.files, in.lines, c.platform())
+	k := keyOf(t, in.files, in.lines, c.platform())
+	k.snap = in.snap
+	return k
 }
 
 // extraFile hashes a file the snapshot does not list (a package.json or
@@ -701,10 +709,15 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 		}
 		logs[i] = b
 	}
-	if err := restoreOutputs(c.store, h.key.spec.Outputs, h.result, dir); err != nil {
+	if err := restoreOutputs(c.store, h.key.spec.Outputs, h.result, dir, c.owner(h.key, dir)); err != nil {
 		var be *blobError
 		if errors.As(err, &be) {
 			c.dropBlob(be.d, be.err)
+		}
+		var ce *conflictError
+		if errors.As(err, &ce) {
+			c.warn("%s: not restored from the cache: %v; running the task", h.key.spec.ID, err)
+			return err
 		}
 		c.warn("%s: cache entry %s unusable (%v); running the task", h.key.spec.ID, short(h.key.Action), err)
 		return err
@@ -828,16 +841,28 @@ func noteInputs(root string, files []InputFile) []fileStat {
 }
 
 // writtenSince returns the first of k's input files whose metadata is not
-// what noted says (noteInputs), or "".
-func writtenSince(root string, files []InputFile, noted []fileStat) string {
+// what noted says (noteInputs), or "". A file skip names is not looked at.
+func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p string) bool) string {
 	now := make([]fileStat, len(files))
 	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { now[i] = st })
-	for i := range files {
-		if now[i] != noted[i] {
-			return files[i].Path
+	for i, f := range files {
+		if now[i] != noted[i] && !skip(f.Path) {
+			return f.Path
 		}
 	}
 	return ""
+}
+
+// outputPaths returns the paths of r's files and symbolic links.
+func outputPaths(r *ActionResult) []string {
+	var ps []string
+	for _, f := range r.OutputFiles {
+		ps = append(ps, f.Path)
+	}
+	for _, s := range r.OutputSymlinks {
+		ps = append(ps, s.Path)
+	}
+	return ps
 }
 
 // Discard removes a capture that will not be stored.
@@ -882,7 +907,14 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {
 		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g))
 	}
-	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs); p != "" {
+	// The user's files under the outputs (yoursOf) are inputs that the task
+	// may write again with the same content: they count by content.
+	yours := yoursOf(k)
+	isYours := func(p string) bool {
+		rel, in := projectRel(k.spec.RelDir, p)
+		return in && yours[rel]
+	}
+	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours); p != "" {
 		c.warn("%s: not cached: its inputs changed while it ran (%s changed)", k.spec.ID, p)
 		return
 	}
@@ -896,12 +928,38 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		st, ok, err := c.sc.hashOne(p, false, time.Now())
 		return st, ok && err == nil
 	}
-	files := c.inputFilesOf(snap, k.spec, nil, hash)
+	// A file under the outputs is the task's when it is new, or vx wrote
+	// it, and git does not track it. A new file the task did not write (it
+	// appeared before the task started: the user's) makes the list differ.
+	// File times come from a clock that can lag behind time.Now by a tick:
+	// a file written within racyTick before the start counts as the task's.
+	started := cp.Start.Add(-racyTick).UnixNano()
+	files := c.inputFilesOf(snap, k.spec, nil, hash, func(p string, st fileState) bool {
+		if isYours(p) || st.tracked {
+			return true
+		}
+		if st.produced {
+			return false
+		}
+		fs, err := lstat(filepath.Join(c.opts.Root, filepath.FromSlash(p)))
+		return err == nil && max(fs.ctime, fs.mtime) < started
+	})
 	if now := keyOf(k.spec, files, fileLines(files), c.platform()); now.InputRoot != k.InputRoot {
-		c.warn("%s: not cached: its inputs changed while it ran (%s)", k.spec.ID, firstChange(k, now))
+		change := firstChange(k, now)
+		if p, _, _ := strings.Cut(change, " "); isYours(p) {
+			if st, _ := snap.get(p); st.tracked {
+				c.warn("%s: not cached: it changed %s, a file of its outputs that git tracks (vx stores no result that changes your files)", k.spec.ID, p)
+			} else if snap.git {
+				c.warn("%s: not cached: it changed %s, a file of its outputs that git would add and vx did not write (add it to .gitignore, or delete it once, for vx to keep it as an output)", k.spec.ID, p)
+			} else {
+				c.warn("%s: not cached: it changed %s, a file of its outputs that vx did not write (delete it once, for vx to keep it as an output)", k.spec.ID, p)
+			}
+			return
+		}
+		c.warn("%s: not cached: its inputs changed while it ran (%s)", k.spec.ID, change)
 		return
 	}
-	r, err := storeOutputs(c.store, found, dir)
+	r, err := storeOutputs(c.store, found, dir, yours)
 	if err != nil {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
 		return
@@ -938,6 +996,16 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
+	// The outputs git would add, or all of them without git, are vx's now.
+	for _, p := range outputPaths(r) {
+		rootRel := path.Join(k.spec.RelDir, p)
+		if _, listed := snap.get(rootRel); listed || !snap.git {
+			abs := filepath.Join(dir, filepath.FromSlash(p))
+			if st, err := lstat(abs); err == nil {
+				c.sc.memo.wrote(abs, memoKeyOf(st, false))
+			}
+		}
+	}
 	if c.opts.Remote != nil && c.opts.RemoteWrite {
 		c.uploads.Add(1)
 		go func() {
@@ -1049,6 +1117,7 @@ func (c *Cache) Close() Stats {
 	c.mu.Lock()
 	st := Stats{Hits: c.hits, Misses: c.misses, Stored: c.stored, RemoteHits: c.remoteHits}
 	c.mu.Unlock()
+	c.recordPending()
 	if err := c.sc.memo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the memo: %v", err)
 	}

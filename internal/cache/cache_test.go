@@ -88,26 +88,30 @@ func TestInputPaths(t *testing.T) {
 		"web/package.json", "web/src/a.ts", "web/dist/a.js", "web/README.md", "webapp/a.ts"} {
 		files[p] = fileState{id: "id"}
 	}
+	files["web/dist/a.js"] = fileState{id: "id", produced: true}   // vx wrote it
+	files["web/dist/mine.js"] = fileState{id: "id", tracked: true} // the user's
 	snap := newSnapshot(files)
 	tests := []struct {
 		name string
 		t    TaskSpec
 		want []string
 	}{
-		{"default: the project's files but the outputs", TaskSpec{RelDir: "web", Outputs: []string{"dist/**"}},
-			[]string{"pnpm-lock.yaml", "web/README.md", "web/package.json", "web/src/a.ts"}},
+		{"default: the project's files but the outputs vx wrote", TaskSpec{RelDir: "web", Outputs: []string{"dist/**"}},
+			[]string{"pnpm-lock.yaml", "web/README.md", "web/dist/mine.js", "web/package.json", "web/src/a.ts"}},
+		{"the user's files under the outputs, whatever the inputs", TaskSpec{RelDir: "web", Inputs: []string{"src/**"}, Outputs: []string{"dist/**"}},
+			[]string{"pnpm-lock.yaml", "web/dist/mine.js", "web/package.json", "web/src/a.ts"}},
 		{"globs, root-relative, package.json always", TaskSpec{RelDir: "web", Inputs: []string{"src/**", "//scripts/*.mjs"}},
 			[]string{"pnpm-lock.yaml", "scripts/build.mjs", "web/package.json", "web/src/a.ts"}},
 		{"empty inputs", TaskSpec{RelDir: "web", Inputs: []string{}},
 			[]string{"pnpm-lock.yaml", "web/package.json"}},
 		{"root project: everything", TaskSpec{RelDir: ".", Outputs: []string{"web/dist/**"}},
 			[]string{"package.json", "pnpm-lock.yaml",
-				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/package.json", "web/src/a.ts", "webapp/a.ts"}},
+				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/dist/mine.js", "web/package.json", "web/src/a.ts", "webapp/a.ts"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, f := range inputFiles(snap, &tt.t, nil) {
+			for _, f := range inputFiles(snap, &tt.t, nil, nil) {
 				got = append(got, f.Path)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -221,7 +225,7 @@ func TestRestoreOutputs(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "dist/old/stale.js"), []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("not an output"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "dist/a.txt"), 0o755) // a directory where a file goes
-	if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err != nil {
+	if err := restoreOutputs(st, []string{"dist/**"}, r, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "dist/a.txt"))
@@ -261,7 +265,7 @@ func TestRestoreOutputs(t *testing.T) {
 	}
 	before := inode("dist/bin/run")
 	os.WriteFile(filepath.Join(dir, "dist/a.txt"), []byte("Z"), 0o640)
-	if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err != nil {
+	if err := restoreOutputs(st, []string{"dist/**"}, r, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "dist/a.txt")); string(got) != "A" {
@@ -272,7 +276,7 @@ func TestRestoreOutputs(t *testing.T) {
 			t.Errorf("dist/bin/run was in place and was written again (inode %d -> %d)", before, after)
 		}
 		os.Chmod(filepath.Join(dir, "dist/bin/run"), 0o644)
-		if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err != nil {
+		if err := restoreOutputs(st, []string{"dist/**"}, r, dir, nil); err != nil {
 			t.Fatal(err)
 		}
 		if fi, _ := os.Stat(filepath.Join(dir, "dist/bin/run")); fi.Mode().Perm() != 0o755 {
@@ -284,7 +288,7 @@ func TestRestoreOutputs(t *testing.T) {
 	os.WriteFile(st.BlobPath(b), []byte("#!/bin/sx\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "dist/bin/run"), []byte("edited"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dist/a.txt"), []byte("edited"), 0o644)
-	err := restoreOutputs(st, []string{"dist/**"}, r, dir)
+	err := restoreOutputs(st, []string{"dist/**"}, r, dir, nil)
 	var be *blobError
 	if !errors.As(err, &be) || be.d != b {
 		t.Fatalf("restore with a damaged blob: %v", err)
@@ -305,7 +309,7 @@ func TestRestoreRefusesSymlinkedParent(t *testing.T) {
 	os.Symlink(outside, filepath.Join(dir, "dist"))
 	a, _ := st.PutBytes([]byte("A"))
 	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/a.txt", Digest: a}}}
-	if err := restoreOutputs(st, []string{"dist/**"}, r, dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if err := restoreOutputs(st, []string{"dist/**"}, r, dir, nil); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("restore through a symlinked dist/: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "a.txt")); err == nil {
@@ -483,13 +487,13 @@ func TestOutputsSkipTheStore(t *testing.T) {
 	st, _ := OpenStore(filepath.Join(dir, ".vx-store"))
 	a, _ := st.PutBytes([]byte("A"))
 	r := &ActionResult{OutputFiles: []OutputFile{{Path: "out.txt", Digest: a}}}
-	if err := restoreOutputs(st, []string{"**"}, r, dir); err != nil {
+	if err := restoreOutputs(st, []string{"**"}, r, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !st.HasBlob(a) {
 		t.Error("restoring outputs \"**\" removed the store's blobs")
 	}
-	got, err := collectOutputs(st, []string{"**"}, dir)
+	got, err := collectOutputs(st, []string{"**"}, dir, nil)
 	if err != nil || len(got.OutputFiles) != 1 {
 		t.Errorf("collectOutputs with the store inside the project: %+v, %v", got, err)
 	}
@@ -580,17 +584,17 @@ func TestRestoreLeftovers(t *testing.T) {
 	}
 	// Outputs narrower than the directories that hold the leftovers.
 	outputs := []string{"dist/**/*.js"}
-	r, err := collectOutputs(st, outputs, dir)
+	r, err := collectOutputs(st, outputs, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, _ := collectOutputs(st, []string{"dist/**"}, dir)
+	r2, _ := collectOutputs(st, []string{"dist/**"}, dir, nil)
 	for _, got := range []*ActionResult{r, r2} {
 		if len(got.OutputFiles) != 1 || got.OutputFiles[0].Path != "dist/a.js" {
 			t.Errorf("collected %+v, want dist/a.js alone", got.OutputFiles)
 		}
 	}
-	if err := restoreOutputs(st, outputs, r, dir); err != nil {
+	if err := restoreOutputs(st, outputs, r, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range leftovers {

@@ -35,7 +35,17 @@ type fileState struct {
 	// gitlink marks a submodule's entry (its id is a commit) while a scan
 	// runs: scanGit replaces it by the submodule's files.
 	gitlink bool
+	tracked bool // git tracks the file
+	// produced marks a file vx wrote as an output (restored or stored, see
+	// memo.wrote) and that did not change since. Only an untracked file
+	// can be one.
+	produced bool
 }
+
+// yours reports whether a file that a task's outputs match is the user's,
+// not the task's: one git tracks, or one vx did not write. Such a file is
+// an input of the task, and a restore never replaces or removes it.
+func (st fileState) yours() bool { return st.tracked || !st.produced }
 
 // snapshot is the state of the workspace's files: every file git knows or
 // would add (tracked, plus untracked files that are not ignored), or every
@@ -44,6 +54,7 @@ type snapshot struct {
 	paths  []string    // sorted, slash-separated, relative to the root
 	states []fileState // states[i] is the state of paths[i]
 	git    bool
+	taken  time.Time // when the scan started: a file it does not list and that was not written since is one git ignores
 }
 
 // newSnapshot returns the snapshot of the files in m.
@@ -104,6 +115,7 @@ func (s *snapshot) apply(results []hashed) {
 		found := i < len(s.paths) && s.paths[i] == r.rel
 		switch {
 		case found && r.ok:
+			r.st.tracked = r.st.tracked || s.states[i].tracked
 			s.states[i] = r.st
 		case found:
 			s.states[i].id, removed = "", true // a tombstone, dropped below
@@ -145,23 +157,33 @@ type scanner struct {
 // scan returns the files under the root-relative directories dirs (all of
 // the root when dirs is empty).
 func (sc *scanner) scan(dirs []string) (*snapshot, error) {
+	taken := time.Now()
+	var snap *snapshot
+	err := errNoRepo
 	if sc.git != "" {
-		snap, err := sc.scanGit(dirs)
-		if err == nil {
-			return snap, nil
-		}
-		if !errors.Is(err, errNoRepo) {
-			return nil, err
-		}
+		snap, err = sc.scanGit(dirs)
 	}
-	return sc.scanWalk(dirs)
+	if errors.Is(err, errNoRepo) {
+		snap, err = sc.scanWalk(dirs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	snap.taken = taken
+	return snap, nil
 }
 
 var errNoRepo = errors.New("cache: not in a git work tree")
 
 // runGit runs git in the root and returns its standard output.
 func (sc *scanner) runGit(args ...string) ([]byte, error) {
+	return sc.runGitInput(nil, args...)
+}
+
+// runGitInput is runGit with stdin as git's standard input.
+func (sc *scanner) runGitInput(stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := osexec.Command(sc.git, args...)
+	cmd.Stdin = stdin
 	cmd.Dir = sc.root
 	cmd.Env = append(append([]string{}, sc.env...), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	var stderr bytes.Buffer
@@ -406,7 +428,7 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 			continue // an unmerged path is listed once per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755", gitlink: string(mode) == "160000"})
+		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755", gitlink: string(mode) == "160000", tracked: true})
 		if !look {
 			flagged = append(flagged, p)
 		}
@@ -490,7 +512,7 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 			continue // an unmerged path has an entry per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755, gitlink: e.mode == 0o160000})
+		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755, gitlink: e.mode == 0o160000, tracked: true})
 		switch {
 		case e.stage != 0 || e.intentToAdd:
 			changed = append(changed, p)
@@ -736,7 +758,9 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 		return fileState{}, false, nil
 	}
 	mkey := memoKeyOf(fi, sha256Repo)
+	produced := sc.memo.isProduced(abs, mkey)
 	if e, ok := sc.memo.get(abs); ok && e.memoKey == mkey {
+		e.st.produced = produced
 		return e.st, true, nil
 	}
 	var h hash.Hash
@@ -773,5 +797,6 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 	if !mkey.changedLately(now) {
 		sc.memo.put(abs, memoEntry{memoKey: mkey, st: st})
 	}
+	st.produced = produced
 	return st, true, nil
 }

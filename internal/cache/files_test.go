@@ -5,9 +5,11 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,7 +170,7 @@ func TestFilesGitOverlooks(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if diff := cmp.Diff(want, got, cmp.AllowUnexported(fileState{})); diff != "" {
+					if diff := cmp.Diff(want, got, sameFileState); diff != "" {
 						t.Errorf("from the index %v (-disk +vx):\n%s", fromIndex, diff)
 					}
 				}
@@ -231,7 +233,7 @@ func TestNestedRepositories(t *testing.T) {
 					delete(want, "vendor/lib/.gitignore")
 					delete(got, "vendor/lib/.gitignore")
 				}
-				if diff := cmp.Diff(want, got, cmp.AllowUnexported(fileState{})); diff != "" {
+				if diff := cmp.Diff(want, got, sameFileState); diff != "" {
 					t.Errorf("scan %q, through git %v (-disk +vx):\n%s", dirs, throughGit, diff)
 				}
 			}
@@ -359,5 +361,266 @@ func TestIgnoredInputs(t *testing.T) {
 				t.Errorf("inputs %q (-want +got):\n%s", tt.inputs, diff)
 			}
 		})
+	}
+}
+
+// sameFileState compares file states by what the key holds of them: id and
+// executable bit.
+var sameFileState = cmp.Comparer(func(a, b fileState) bool { return a.id == b.id && a.exec == b.exec })
+
+// taskRunner runs tasks as vx run does, one run each: a hit restores, a
+// miss runs the task (a Go func) and stores its result.
+type taskRunner struct {
+	t     *testing.T
+	root  string
+	env   []string
+	store string
+	// afterKey, when set, is called once the key is computed and before
+	// the lookup: the user at work while vx runs.
+	afterKey func()
+}
+
+// run runs the task of spec once; task is what it does when it runs. It
+// returns whether it was a hit and the cache's warnings.
+func (tr *taskRunner) run(spec *TaskSpec, task func()) (bool, string) {
+	tr.t.Helper()
+	var warn bytes.Buffer
+	c, err := New(Options{Dir: tr.store, Root: tr.root, Environ: tr.env, Read: true, Write: true, Warn: &warn})
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	defer c.Close()
+	k, err := c.Key(spec)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	dir := filepath.Join(tr.root, filepath.FromSlash(spec.RelDir))
+	if tr.afterKey != nil {
+		tr.afterKey()
+		tr.afterKey = nil
+	}
+	if h, ok := c.Lookup(k); ok && c.Restore(h, dir, io.Discard, io.Discard) == nil {
+		return true, warn.String()
+	}
+	cp, err := c.NewCapture(k)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	task()
+	c.Save(k, cp, dir)
+	return false, warn.String()
+}
+
+func (tr *taskRunner) write(rel, content string) {
+	tr.t.Helper()
+	p := filepath.Join(tr.root, filepath.FromSlash(rel))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tr.t.Fatal(err)
+	}
+}
+
+func (tr *taskRunner) read(rel string) string {
+	b, err := os.ReadFile(filepath.Join(tr.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "(missing)"
+	}
+	return string(b)
+}
+
+// TestHitKeepsYourFiles: a hit never reverts an edit to, nor removes, a
+// file the task's outputs match that is the user's: one git tracks (hono's
+// lint outputs hold its committed eslint-suppressions.json; outputs "**"),
+// or a new one git would add (src/new.js beside tsc's output, outputs
+// "src/**/*.js"). Such a file is an input instead: changing it is a miss.
+func TestHitKeepsYourFiles(t *testing.T) {
+	tests := []struct {
+		name    string
+		outputs []string
+		change  func(tr *taskRunner) // the user's change after the first run
+		file    string               // the user's file, whose content must survive
+	}{
+		{"a tracked file edited (hono's lint)", []string{".eslintcache", "eslint-suppressions.json"},
+			func(tr *taskRunner) { tr.write("p/eslint-suppressions.json", `{"edited": true}`) }, "p/eslint-suppressions.json"},
+		{"a tracked file edited, outputs **", []string{"**"},
+			func(tr *taskRunner) { tr.write("p/README.md", "edited\n") }, "p/README.md"},
+		{"a new file git would add (tsc without outDir)", []string{"src/**/*.js"},
+			func(tr *taskRunner) { tr.write("p/src/new.js", "hand-written\n") }, "p/src/new.js"},
+		{"a tracked hand-written file beside tsc's output, edited", []string{"src/**/*.js"},
+			func(tr *taskRunner) { tr.write("p/src/hand.js", "edited by hand\n") }, "p/src/hand.js"},
+		{"a tracked file deleted", []string{"**"},
+			func(tr *taskRunner) { os.Remove(filepath.Join(tr.root, "p/README.md")) }, "p/README.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newGitRepo(t)
+			tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
+			r.write(".gitignore", "node_modules/\n.eslintcache\n/p/src/a.js\n", 0o644)
+			r.write("p/package.json", `{"name": "p"}`, 0o644)
+			r.write("p/src/a.ts", "export const a = 1\n", 0o644)
+			r.write("p/src/hand.js", "hand-written\n", 0o644)
+			r.write("p/README.md", "readme\n", 0o644)
+			r.write("p/eslint-suppressions.json", "{}\n", 0o644)
+			r.git("add", "-A")
+			r.git("commit", "-qm", "base")
+			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: tt.outputs}
+			runs := 0
+			task := func() {
+				runs++
+				tr.write("p/src/a.js", "compiled\n")
+				tr.write("p/.eslintcache", "cache\n")
+			}
+			if hit, warn := tr.run(spec, task); hit || warn != "" {
+				t.Fatalf("first run: hit %v, warnings %q", hit, warn)
+			}
+			if hit, warn := tr.run(spec, task); !hit {
+				t.Fatalf("second run, nothing changed: a miss (%q)", warn)
+			}
+			tt.change(tr)
+			want := tr.read(tt.file)
+			hit, warn := tr.run(spec, task)
+			if got := tr.read(tt.file); got != want {
+				t.Errorf("after the user's change, a run made %s %q, want %q (hit %v, %q)", tt.file, got, want, hit, warn)
+			}
+			if hit {
+				t.Errorf("the user's change to %s was a hit", tt.file)
+			}
+			// And again, now that the cache holds a result made with it.
+			hit, warn = tr.run(spec, task)
+			if got := tr.read(tt.file); got != want || !hit {
+				t.Errorf("third run: hit %v (%q), %s is %q, want a hit leaving %q", hit, warn, tt.file, got, want)
+			}
+		})
+	}
+}
+
+// TestRestoreRefusesAFileThatAppeared: a file of the user's that appears
+// under the outputs after the key was computed (the key cannot hold it) is
+// not removed by the restore: vx asks git, which would add it, so the
+// restore is refused, the project left as it was, and the task runs.
+func TestRestoreRefusesAFileThatAppeared(t *testing.T) {
+	r := newGitRepo(t)
+	tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
+	r.write(".gitignore", "/p/src/a.js\n", 0o644)
+	r.write("p/package.json", `{"name": "p"}`, 0o644)
+	r.write("p/src/a.ts", "v1\n", 0o644)
+	r.git("add", "-A")
+	r.git("commit", "-qm", "base")
+	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"src/**/*.js"}}
+	task := func() { tr.write("p/src/a.js", "compiled "+tr.read("p/src/a.ts")) }
+	tr.run(spec, task)
+	tr.write("p/src/a.ts", "v2\n")
+	tr.run(spec, task)
+	tr.write("p/src/a.ts", "v1\n") // back to the first result
+	tr.afterKey = func() { tr.write("p/src/new.js", "hand-written\n") }
+	hit, warn := tr.run(spec, task)
+	if got := tr.read("p/src/new.js"); got != "hand-written\n" {
+		t.Errorf("a restore made the user's new file %q (hit %v)", got, hit)
+	}
+	if want := "vx: p#build: not restored from the cache: it would replace or remove src/new.js, which git would add and vx did not write; running the task\n"; !strings.HasPrefix(warn, want) {
+		t.Errorf("warnings %q, want first %q", warn, want)
+	}
+	if got := tr.read("p/src/a.js"); got != "compiled v1\n" {
+		t.Errorf("src/a.js %q: the task should have run", got)
+	}
+}
+
+// TestRestoreRemovesWhatVxWrote: where git does not ignore the outputs, or
+// without git, a restore replaces and removes the files vx itself wrote
+// (stored or restored) and that did not change since, so the outputs become
+// the entry's; a file of the user's among them stays as it is, and is an
+// input.
+func TestRestoreRemovesWhatVxWrote(t *testing.T) {
+	for _, useGit := range []bool{true, false} {
+		t.Run(map[bool]string{true: "outputs git would add", false: "no git"}[useGit], func(t *testing.T) {
+			r := &gitRepo{t: t, root: testdir.New(t), env: []string{"PATH=" + os.Getenv("PATH")}}
+			if useGit {
+				r = newGitRepo(t)
+			}
+			tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
+			r.write("p/package.json", `{"name": "p"}`, 0o644)
+			r.write("p/src.txt", "v1", 0o644)
+			r.write("p/out/mine.txt", "the user's\n", 0o644)
+			if useGit {
+				r.git("add", "-A")
+				r.git("commit", "-qm", "base")
+				r.git("rm", "-q", "--cached", "p/out/mine.txt") // untracked, not ignored
+			}
+			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"out/**"}}
+			task := func() {
+				v := tr.read("p/src.txt")
+				tr.write("p/out/"+v+".txt", v)
+				tr.write("p/out/common.txt", v)
+			}
+			if hit, warn := tr.run(spec, task); hit || warn != "" {
+				t.Fatalf("first run: hit %v, %q", hit, warn)
+			}
+			if hit, warn := tr.run(spec, task); !hit {
+				t.Fatalf("second run: a miss (%q)", warn)
+			}
+			tr.write("p/src.txt", "v2")
+			if hit, warn := tr.run(spec, task); hit || warn != "" {
+				t.Fatalf("v2: hit %v, %q", hit, warn)
+			}
+			tr.write("p/src.txt", "v1")
+			if hit, warn := tr.run(spec, task); !hit {
+				t.Fatalf("back to v1: a miss (%q)", warn)
+			}
+			got := map[string]string{}
+			for _, name := range []string{"v1.txt", "v2.txt", "common.txt", "mine.txt"} {
+				got[name] = tr.read("p/out/" + name)
+			}
+			want := map[string]string{"v1.txt": "v1", "v2.txt": "(missing)", "common.txt": "v1", "mine.txt": "the user's\n"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("after the restore of v1's result (-want +got):\n%s", diff)
+			}
+			// A checkout without the outputs: restored, and then known as
+			// vx's (for git, asked at the end of the run).
+			os.Remove(filepath.Join(r.root, "p/out/v1.txt"))
+			os.Remove(filepath.Join(r.root, "p/out/common.txt"))
+			for i := 0; i < 2; i++ {
+				if hit, warn := tr.run(spec, task); !hit {
+					t.Fatalf("outputs removed, run %d: a miss (%q)", i+1, warn)
+				}
+			}
+			// The user's file is an input: an edit is a miss, not reverted.
+			tr.write("p/out/mine.txt", "edited\n")
+			if hit, _ := tr.run(spec, task); hit || tr.read("p/out/mine.txt") != "edited\n" {
+				t.Errorf("an edit to the user's file under the outputs: hit %v, file %q", hit, tr.read("p/out/mine.txt"))
+			}
+		})
+	}
+}
+
+// TestTaskChangingYourFileIsNotStored: a task that writes other content
+// into a file of the user's among its outputs is not stored (its result
+// would not match its key, which holds that file), and vx says which file;
+// one that writes the same content again is stored.
+func TestTaskChangingYourFileIsNotStored(t *testing.T) {
+	for _, tracked := range []bool{true, false} {
+		r := newGitRepo(t)
+		tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
+		r.write("p/package.json", `{"name": "p"}`, 0o644)
+		r.write("p/gen.json", "{}\n", 0o644)
+		r.git("add", "-A")
+		r.git("commit", "-qm", "base")
+		if !tracked {
+			r.git("rm", "-q", "--cached", "p/gen.json")
+		}
+		spec := &TaskSpec{ID: "p#gen", RelDir: "p", Argv: []string{"gen"}, Outputs: []string{"gen.json"}}
+		hit, warn := tr.run(spec, func() { tr.write("p/gen.json", "{}\n") })
+		if hit || warn != "" {
+			t.Errorf("tracked %v, same content written again: hit %v, warnings %q; want it stored", tracked, hit, warn)
+		}
+		tr.run(spec, func() {}) // a hit
+		r.write("p/src.txt", "x", 0o644)
+		_, warn = tr.run(spec, func() { tr.write("p/gen.json", `{"generated": true}`) })
+		want := "vx: p#gen: not cached: it changed p/gen.json, a file of its outputs that git tracks (vx stores no result that changes your files)\n"
+		if !tracked {
+			want = "vx: p#gen: not cached: it changed p/gen.json, a file of its outputs that git would add and vx did not write (add it to .gitignore, or delete it once, for vx to keep it as an output)\n"
+		}
+		if warn != want {
+			t.Errorf("tracked %v, other content: warnings %q, want %q", tracked, warn, want)
+		}
 	}
 }

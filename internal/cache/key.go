@@ -58,6 +58,7 @@ type Key struct {
 
 	spec                      *TaskSpec
 	action, command, manifest []byte
+	snap                      *snapshot // the files the key was made from; nil when unknown
 }
 
 // InputFile is one file of a key.
@@ -183,8 +184,12 @@ func projectRel(dir, p string) (string, bool) {
 
 // inputFiles returns t's input files in snap, sorted by path, each once.
 // extra states a file the snapshot lacks (a package.json or lockfile git
-// ignores); nil means none.
-func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bool)) []InputFile {
+// ignores); nil means none. yours says which files that t's outputs match
+// are the user's (nil: fileState.yours), which are inputs too.
+func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bool), yours func(p string, st fileState) bool) []InputFile {
+	if yours == nil {
+		yours = func(_ string, st fileState) bool { return st.yours() }
+	}
 	outputs, inputs := compileGlobs(t.Outputs), compileGlobs(t.Inputs)
 	isOutput := func(p, rel string, inProject bool) bool {
 		return len(outputs) > 0 && inProject && outputs.match(p, rel, true)
@@ -197,12 +202,17 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 	for k := i; k < j; k++ {
 		p := snap.paths[k]
 		rel, in := projectRel(t.RelDir, p)
+		if isOutput(p, rel, in) {
+			// Yours, not the task's: an input, whatever the inputs say.
+			if yours(p, snap.states[k]) {
+				add(k)
+			}
+			continue
+		}
 		if t.Inputs != nil && !inputs.match(p, rel, true) {
 			continue
 		}
-		if !isOutput(p, rel, in) {
-			add(k)
-		}
+		add(k)
 	}
 	for _, base := range rootGlobBases(t.Inputs) {
 		bi, bj := snap.rangeOf(base)
@@ -292,7 +302,7 @@ func scanDirs(t *TaskSpec) []string {
 // makeKey builds t's key from the files of snap; platform holds the
 // platform properties (OS, architecture).
 func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p string) (fileState, bool)) *Key {
-	files := inputFiles(snap, t, extra)
+	files := inputFiles(snap, t, extra, nil)
 	return keyOf(t, files, fileLines(files), platform)
 }
 

@@ -52,11 +52,11 @@ func TestInputMatcherAgrees(t *testing.T) {
 				if ignored[p] || hasNodeModules(p) || hasGitDir(p) || tt.store != "" && strings.HasPrefix(p, tt.store+"/") {
 					continue
 				}
-				files[p] = fileState{id: "id"}
+				files[p] = fileState{id: "id", produced: true} // outputs vx wrote: not the user's, so not inputs
 			}
 			extra := func(p string) (fileState, bool) { return fileState{id: "x"}, ignored[p] }
 			want := map[string]bool{}
-			for _, f := range inputFiles(newSnapshot(files), &tt.spec, extra) {
+			for _, f := range inputFiles(newSnapshot(files), &tt.spec, extra, nil) {
 				want[f.Path] = true
 			}
 			m := NewInputMatcher(&tt.spec, tt.store)

@@ -11,15 +11,19 @@ import (
 
 // memo remembers the id of files vx hashed, by absolute path, with the
 // size, modification and change times and inode they had (memoKey), so
-// that a file that did not change is not read again. It lives in the store (file "memo") and is
-// read at the first use and written back, whole, when it changed.
+// that a file that did not change is not read again; and the outputs vx
+// wrote (restored or stored) that git does not ignore, with their memoKey
+// then (produced), so that a restore can tell them from a file of the
+// user's. It lives in the store (file "memo") and is read at the first use
+// and written back, whole, when it changed.
 type memo struct {
 	path string
 
-	once    sync.Once
-	mu      sync.Mutex
-	entries map[string]memoEntry
-	dirty   bool
+	once     sync.Once
+	mu       sync.Mutex
+	entries  map[string]memoEntry
+	produced map[string]memoKey
+	dirty    bool
 }
 
 // memoKey is what the memo knows a file by, besides its path: a file
@@ -71,6 +75,7 @@ type memoEntry struct {
 func (m *memo) load() {
 	m.once.Do(func() {
 		m.entries = map[string]memoEntry{}
+		m.produced = map[string]memoKey{}
 		if m.path == "" {
 			return
 		}
@@ -79,7 +84,8 @@ func (m *memo) load() {
 			return
 		}
 		data = data[len(memoMagic):]
-		// Records: path NUL size NUL mtime NUL ctime NUL ino NUL flags NUL id NUL.
+		// Records: path NUL size NUL mtime NUL ctime NUL ino NUL flags NUL
+		// id NUL; flags "p" (and no id) for an output vx wrote.
 		for len(data) > 0 {
 			var f [7][]byte
 			ok := true
@@ -98,7 +104,14 @@ func (m *memo) load() {
 			mtime, e2 := strconv.ParseInt(string(f[2]), 10, 64)
 			ctime, e3 := strconv.ParseInt(string(f[3]), 10, 64)
 			ino, e4 := strconv.ParseUint(string(f[4]), 10, 64)
-			if e1 != nil || e2 != nil || e3 != nil || e4 != nil || len(f[5]) != 2 {
+			if e1 != nil || e2 != nil || e3 != nil || e4 != nil {
+				continue
+			}
+			if string(f[5]) == "p" { // an output vx wrote
+				m.produced[string(f[0])] = memoKey{size: size, mtime: mtime, ctime: ctime, ino: ino}
+				continue
+			}
+			if len(f[5]) != 2 {
 				continue
 			}
 			m.entries[string(f[0])] = memoEntry{
@@ -125,6 +138,36 @@ func (m *memo) get(abs string) (memoEntry, bool) {
 	defer m.mu.Unlock()
 	e, ok := m.entries[abs]
 	return e, ok
+}
+
+// wrote records that vx wrote the file at abs, an output, which now has
+// the memoKey k.
+func (m *memo) wrote(abs string, k memoKey) {
+	if m == nil {
+		return
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.produced[abs]; ok && old == k {
+		return
+	}
+	m.produced[abs] = k
+	m.dirty = true
+}
+
+// isProduced reports whether the file at abs, whose memoKey is now k, is
+// one vx wrote and that did not change since.
+func (m *memo) isProduced(abs string, k memoKey) bool {
+	if m == nil {
+		return false
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok := m.produced[abs]
+	k.sha256 = false
+	return ok && old == k
 }
 
 func (m *memo) put(abs string, e memoEntry) {
@@ -154,6 +197,22 @@ func (m *memo) save(tmpDir string) error {
 	}
 	var b bytes.Buffer
 	b.WriteString(memoMagic)
+	record := func(p string, k memoKey, flags []byte, id string) {
+		b.WriteString(p)
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(k.size, 10))
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(k.mtime, 10))
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatInt(k.ctime, 10))
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatUint(k.ino, 10))
+		b.WriteByte(0)
+		b.Write(flags)
+		b.WriteByte(0)
+		b.WriteString(id)
+		b.WriteByte(0)
+	}
 	for p, e := range m.entries {
 		file, _ := strings.CutPrefix(p, nodeVersionKey) // a program's version: the program
 		if _, err := os.Lstat(file); err != nil {
@@ -166,20 +225,14 @@ func (m *memo) save(tmpDir string) error {
 		if e.sha256 {
 			flags[1] = 's'
 		}
-		b.WriteString(p)
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(e.size, 10))
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(e.mtime, 10))
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(e.ctime, 10))
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatUint(e.ino, 10))
-		b.WriteByte(0)
-		b.Write(flags)
-		b.WriteByte(0)
-		b.WriteString(e.st.id)
-		b.WriteByte(0)
+		record(p, e.memoKey, flags, e.st.id)
+	}
+	for p, k := range m.produced {
+		// Forget outputs that are gone or changed: they are no longer what
+		// vx wrote.
+		if st, err := lstat(p); err == nil && memoKeyOf(st, false) == k {
+			record(p, k, []byte{'p'}, "")
+		}
 	}
 	f, err := os.CreateTemp(tmpDir, "memo-*")
 	if err != nil {

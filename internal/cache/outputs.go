@@ -206,21 +206,26 @@ func removeLeftovers(outputs []string, dir, skip string) error {
 	return err
 }
 
-// collectOutputs stores the files the output globs match under dir and
-// returns the ActionResult that lists them.
-func collectOutputs(st *Store, outputs []string, dir string) (*ActionResult, error) {
+// collectOutputs stores the files the output globs match under dir, but
+// the user's (yours, project-relative paths), and returns the
+// ActionResult that lists them.
+func collectOutputs(st *Store, outputs []string, dir string, yours map[string]bool) (*ActionResult, error) {
 	entries, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return nil, err
 	}
-	return storeOutputs(st, entries, dir)
+	return storeOutputs(st, entries, dir, yours)
 }
 
 // storeOutputs stores entries, files and symbolic links findOutputs found
-// under dir, and returns the ActionResult that lists them.
-func storeOutputs(st *Store, entries []outputEntry, dir string) (*ActionResult, error) {
+// under dir, but the user's (yours, project-relative paths), and returns
+// the ActionResult that lists them.
+func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string]bool) (*ActionResult, error) {
 	r := &ActionResult{}
 	for _, e := range entries {
+		if yours[e.rel] {
+			continue
+		}
 		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
 		if e.info.Mode()&fs.ModeSymlink != 0 {
 			target, err := os.Readlink(abs)
@@ -297,11 +302,142 @@ func fileMode(f OutputFile) os.FileMode {
 	return 0o644
 }
 
-// restoreOutputs makes the outputs under dir exactly those of r: every
-// file is first written beside its place and checked against its digest;
-// only when all are, the files of the outputs that r does not hold are
-// removed and the new ones renamed into place.
-func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (err error) {
+// owner says which files under a task's outputs a restore may replace or
+// remove: only those vx can show the task produced.
+type owner struct {
+	// yours holds the project-relative paths of the user's files that the
+	// outputs match (see fileState.yours): a restore leaves them as they
+	// are, and an entry that holds one is refused.
+	yours map[string]bool
+	// mine returns nil when every file at the project-relative paths, which
+	// the restore would replace or remove, is the task's; else an error
+	// that names one that is not, and why.
+	mine func(rels []string) error
+	// wrote is told the files the restore wrote (fresh: there was no file
+	// at the path before) or found in place.
+	wrote func(rels []string, fresh []bool)
+}
+
+// conflictError is a restore refused because it would replace or remove
+// a file of the user's.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+// restoreOutputs makes the outputs under dir those of r, leaving the
+// user's files (own.yours) as they are: every file is first written beside
+// its place and checked against its digest; only when all are, the files
+// of the outputs that r does not hold are removed and the new ones renamed
+// into place. Before anything changes, own.mine must accept every file
+// that would be replaced or removed; else the result is a *conflictError
+// and the project is as it was. A nil own accepts every file.
+func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, own *owner) (err error) {
+	if own == nil {
+		own = &owner{mine: func([]string) error { return nil }, wrote: func([]string, []bool) {}}
+	}
+	inEntry := map[string]bool{}
+	for _, f := range r.OutputFiles {
+		inEntry[f.Path] = true
+	}
+	for _, s := range r.OutputSymlinks {
+		inEntry[s.Path] = true
+	}
+	for p := range inEntry {
+		if own.yours[p] {
+			return &conflictError{fmt.Sprintf("the entry holds %s, a file of yours", p)}
+		}
+	}
+
+	// What the restore would replace or remove, found before any change.
+	var doomed []string // project-relative files
+	doom := func(abs string) error {
+		return filepath.WalkDir(abs, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			doomed = append(doomed, filepath.ToSlash(rel))
+			return nil
+		})
+	}
+	type placed struct {
+		i     int  // index in r.OutputFiles or r.OutputSymlinks
+		fresh bool // no file was at its place
+	}
+	var files, links, kept, keptLinks []placed
+	for i, f := range r.OutputFiles {
+		if err := checkParents(outputs, dir, f.Path, &doomed); err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
+		fi, err := os.Lstat(dst)
+		switch {
+		case err != nil:
+			files = append(files, placed{i, true})
+		case fi.IsDir():
+			if err := doom(dst); err != nil {
+				return err
+			}
+			files = append(files, placed{i, false})
+		case holds(dst, f.Digest, fileMode(f)):
+			kept = append(kept, placed{i, false}) // already in place, as after the run that stored it
+		default:
+			doomed = append(doomed, f.Path)
+			files = append(files, placed{i, false})
+		}
+	}
+	for i, s := range r.OutputSymlinks {
+		if err := checkParents(outputs, dir, s.Path, &doomed); err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
+		fi, err := os.Lstat(dst)
+		switch {
+		case err != nil:
+			links = append(links, placed{i, true})
+		case fi.Mode()&fs.ModeSymlink != 0 && readlink(dst) == filepath.FromSlash(s.Target):
+			keptLinks = append(keptLinks, placed{i, false}) // already pointing where the entry says
+		case fi.IsDir():
+			if err := doom(dst); err != nil {
+				return err
+			}
+			links = append(links, placed{i, false})
+		default:
+			doomed = append(doomed, s.Path)
+			links = append(links, placed{i, false})
+		}
+	}
+	// The temporary files of a restore that was killed are found in the
+	// same walk, and go before anything is staged.
+	existing, leftovers, err := findOutputsAndLeftovers(outputs, dir, filepath.Clean(st.Dir))
+	if err != nil {
+		return err
+	}
+	for _, rel := range leftovers {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	var stale []string // files of the outputs that the entry does not hold
+	for _, e := range existing {
+		if !inEntry[e.rel] && !own.yours[e.rel] {
+			stale = append(stale, e.rel)
+		}
+	}
+	doomed = append(doomed, stale...)
+	for _, p := range doomed {
+		if own.yours[p] {
+			return &conflictError{fmt.Sprintf("it would replace or remove %s, a file of yours", p)}
+		}
+	}
+	if err := own.mine(doomed); err != nil {
+		return err
+	}
+
+	// Every new file is written beside its place and checked first.
 	type staged struct{ tmp, dst string }
 	var done []staged
 	defer func() {
@@ -311,13 +447,11 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 			}
 		}
 	}()
-	for _, f := range r.OutputFiles {
+	for _, pl := range files {
+		f := r.OutputFiles[pl.i]
 		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := makeParents(outputs, dir, f.Path); err != nil {
+		if err := makeParents(dir, f.Path); err != nil {
 			return err
-		}
-		if holds(dst, f.Digest, fileMode(f)) {
-			continue // already in place, as after the run that stored it
 		}
 		tmp, err := stageBlob(st, f.Digest, filepath.Dir(dst), fileMode(f))
 		if err != nil {
@@ -325,47 +459,19 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 		}
 		done = append(done, staged{tmp, dst})
 	}
-	for _, s := range r.OutputSymlinks {
-		if err := makeParents(outputs, dir, s.Path); err != nil {
+	for _, pl := range links {
+		if err := makeParents(dir, r.OutputSymlinks[pl.i].Path); err != nil {
 			return err
 		}
 	}
-	// Remove what the entry does not hold.
-	keep := map[string]bool{}
-	for _, f := range r.OutputFiles {
-		keep[f.Path] = true
-	}
-	links := map[string]bool{} // symbolic links already in place
-	for _, s := range r.OutputSymlinks {
-		if t, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(s.Path))); err == nil && t == filepath.FromSlash(s.Target) {
-			keep[s.Path], links[s.Path] = true, true
-		}
-	}
-	// The temporary files of a restore that was killed go too, but for
-	// this one's.
-	existing, leftovers, err := findOutputsAndLeftovers(outputs, dir, filepath.Clean(st.Dir))
-	if err != nil {
-		return err
-	}
-	ours := map[string]bool{}
-	for _, s := range done {
-		ours[s.tmp] = true
-	}
-	for _, rel := range leftovers {
-		if p := filepath.Join(dir, filepath.FromSlash(rel)); !ours[p] {
-			os.Remove(p)
-		}
-	}
-	for _, e := range existing {
-		if !keep[e.rel] {
-			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(e.rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("removing %s: %w", e.rel, err)
-			}
+	for _, p := range stale {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", p, err)
 		}
 	}
 	for _, s := range done {
 		if fi, err := os.Lstat(s.dst); err == nil && fi.IsDir() {
-			if err := os.RemoveAll(s.dst); err != nil {
+			if err := os.RemoveAll(s.dst); err != nil { // its files were found the task's above
 				return err
 			}
 		}
@@ -374,29 +480,76 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string) (e
 		}
 	}
 	done = nil
-	for _, s := range r.OutputSymlinks {
-		if links[s.Path] {
-			continue
-		}
+	for _, pl := range links {
+		s := r.OutputSymlinks[pl.i]
 		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
-		if fi, err := os.Lstat(dst); err == nil && fi.IsDir() {
-			os.RemoveAll(dst)
+		if fi, err := os.Lstat(dst); err == nil {
+			if fi.IsDir() {
+				err = os.RemoveAll(dst)
+			} else {
+				err = os.Remove(dst)
+			}
+			if err != nil {
+				return err
+			}
 		}
 		if err := os.Symlink(filepath.FromSlash(s.Target), dst); err != nil {
 			return fmt.Errorf("restoring the symbolic link %s: %w", s.Path, err)
 		}
 	}
+	var rels []string
+	var fresh []bool
+	for _, pl := range append(files, kept...) {
+		rels, fresh = append(rels, r.OutputFiles[pl.i].Path), append(fresh, pl.fresh)
+	}
+	for _, pl := range append(links, keptLinks...) {
+		rels, fresh = append(rels, r.OutputSymlinks[pl.i].Path), append(fresh, pl.fresh)
+	}
+	own.wrote(rels, fresh)
 	return nil
 }
 
-// makeParents creates the directories of rel below dir, refusing to go
-// through a symbolic link (which could lead out of the project) and
-// replacing a file that stands where a directory must be only when the
-// outputs would remove it anyway.
-func makeParents(outputs []string, dir, rel string) error {
+func readlink(p string) string {
+	t, _ := os.Readlink(p)
+	return t
+}
+
+// checkParents checks the directories of rel below dir, as a restore will
+// make them: it refuses to go through a symbolic link (which could lead out
+// of the project), and adds to doomed a file that stands where a directory
+// must be, which must be an output.
+func checkParents(outputs []string, dir, rel string, doomed *[]string) error {
 	cur := dir
 	elems := strings.Split(rel, "/")
 	for i, e := range elems[:len(elems)-1] {
+		cur = filepath.Join(cur, e)
+		fi, err := os.Lstat(cur)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("refused: %s is a symbolic link; vx restores outputs only through real directories", cur)
+		case !fi.IsDir():
+			p := strings.Join(elems[:i+1], "/")
+			if !matchGlobs(outputs, "", p, true) {
+				return fmt.Errorf("refused: %s is a file, not a directory, and not an output", cur)
+			}
+			*doomed = append(*doomed, p)
+			return nil
+		}
+	}
+	return nil
+}
+
+// makeParents creates the directories of rel below dir, replacing a file
+// that stands where a directory must be (checkParents found it an output,
+// and the task's).
+func makeParents(dir, rel string) error {
+	cur := dir
+	elems := strings.Split(rel, "/")
+	for _, e := range elems[:len(elems)-1] {
 		cur = filepath.Join(cur, e)
 		fi, err := os.Lstat(cur)
 		switch {
@@ -409,9 +562,6 @@ func makeParents(outputs []string, dir, rel string) error {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return fmt.Errorf("refused: %s is a symbolic link; vx restores outputs only through real directories", cur)
 		case !fi.IsDir():
-			if !matchGlobs(outputs, "", strings.Join(elems[:i+1], "/"), true) {
-				return fmt.Errorf("refused: %s is a file, not a directory, and not an output", cur)
-			}
 			if err := os.Remove(cur); err != nil {
 				return err
 			}

@@ -44,8 +44,9 @@ func (corruptRemote) ReadBlob(ctx context.Context, d Digest, w io.Writer) error 
 }
 
 type remoteScenario struct {
-	root string
-	spec *TaskSpec
+	root  string
+	spec  *TaskSpec
+	files map[string]string // what the task writes to dist/ beside out.js
 }
 
 func newRemoteScenario(t *testing.T) *remoteScenario {
@@ -65,9 +66,16 @@ func (s *remoteScenario) build(t *testing.T, c *Cache) *Key {
 	cp, _ := c.NewCapture(k)
 	cp.Stdout.WriteString("built\n")
 	os.WriteFile(filepath.Join(s.root, "p/dist/out.js"), []byte("out"), 0o644)
+	for name, content := range s.files {
+		os.WriteFile(filepath.Join(s.root, "p/dist", name), []byte(content), 0o644)
+	}
 	c.Save(k, cp, filepath.Join(s.root, "p"))
 	return k
 }
+
+// elsewhere makes the project as it is on another machine, which has not
+// built it: without its outputs.
+func (s *remoteScenario) elsewhere() { os.RemoveAll(filepath.Join(s.root, "p/dist")) }
 
 // TestUploadWaitIsBounded: at the end of a run, vx waits for uploads at
 // most UploadWait, then says so once and cancels them.
@@ -125,6 +133,7 @@ func TestCorruptRemoteBlob(t *testing.T) {
 	s.build(t, c1)
 	c1.Close()
 
+	s.elsewhere()
 	var warn bytes.Buffer
 	store := testdir.New(t)
 	c2, _ := New(Options{Dir: store, Root: s.root, Read: true, Write: true, Warn: &warn, Remote: corruptRemote{good}})
@@ -168,12 +177,14 @@ func TestRemoteBlobsComeDownInParallel(t *testing.T) {
 	s := newRemoteScenario(t)
 	good := newFakeRemote()
 	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
+	s.files = map[string]string{}
 	for i := 0; i < 6; i++ {
-		os.WriteFile(filepath.Join(s.root, "p/dist", fmt.Sprintf("f%d.js", i)), []byte(fmt.Sprint("file ", i)), 0o644)
+		s.files[fmt.Sprintf("f%d.js", i)] = fmt.Sprint("file ", i)
 	}
 	s.build(t, c1)
 	c1.Close()
 
+	s.elsewhere()
 	slow := &slowRemote{fakeRemote: good}
 	c2, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: slow})
 	k, _ := c2.Key(s.spec)
