@@ -287,95 +287,136 @@ var runCmd = &command{
 	run: runRun,
 }
 
+// runFlags are vx run's flags, read and checked against each other.
+type runFlags struct {
+	tasks       []string // the positional arguments: the tasks to run
+	selection   run.Selection
+	concurrency int
+	grace       time.Duration
+	logOrder    run.LogOrder
+	github      bool // fold grouped output into GitHub Actions groups
+	dry         bool // --dry-run: print the plan, run nothing
+	dryJSON     bool // --dry-run=json
+}
+
 func runRun(p *Process, a *parsed) (int, error) {
-	conc := p.NumCPU
-	if v := a.str("concurrency"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return ExitUsage, usagef("--concurrency takes a whole number of at least 1, not %q", v)
-		}
-		conc = n
-	}
-	graceDur := 5 * time.Second
-	if v := a.str("grace"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return ExitUsage, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
-		}
-		graceDur = d
-	}
-	logOrder, github, err := logLayout(p, a.str("log-order"))
+	f, err := readRunFlags(p, a)
 	if err != nil {
 		return ExitUsage, err
 	}
-	dry := a.set["dry-run"]
-	dryFormat := a.str("dry-run")
-	if dry && dryFormat != "" && dryFormat != "json" {
-		return ExitUsage, usagef("--dry-run takes no value or =json, not %q", dryFormat)
-	}
-	base, err := affectedBase(p, a)
-	if err != nil {
-		return ExitUsage, err
-	}
-	if len(a.pos) == 0 {
+	if len(f.tasks) == 0 {
 		ws, err := workspace.Discover(p.Dir)
 		if err != nil {
 			return ExitUsage, err
 		}
-		return listTasks(p, ws, selection(p, a, base)) // no tasks: a.pos is empty
+		return listTasks(p, ws, f.selection)
 	}
-	ws, cfg, err := load(p, a)
+	ws, cfg, g, err := planRun(p, a, f)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if err := run.CheckPnP(ws); err != nil {
-		return ExitUsage, err
-	}
-	if !dry {
-		if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
-			return ExitUsage, err
-		}
-	}
-	g, err := run.Plan(ws, cfg, selection(p, a, base))
-	if err != nil {
-		return ExitUsage, err
-	}
-	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
-		return ExitUsage, err
-	}
-	if dry && a.set["summary"] {
-		return ExitUsage, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
-	}
-	if dry && a.set["profile"] {
-		return ExitUsage, usagef("--profile records a run; --dry-run runs nothing (vx graph shows the plan)")
-	}
-	notePlan(p, g, a.pos, "nothing to run")
+	notePlan(p, g, f.tasks, "nothing to run")
 	if len(g.Nodes) == 0 {
-		if dry && dryFormat == "json" {
+		if f.dryJSON {
 			return ExitOK, printPlan(p.Stdout, nil, g.Notes, nil, g.Base, true)
 		}
 		return ExitOK, nil
 	}
-	envOf := func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) }
 	rc, err := remoteConfig(p, a, cfg)
 	if err != nil {
 		return ExitUsage, err
 	}
-	tc, err := openCache(p, a, ws, g, !dry, rc)
+	tc, err := openCache(p, a, ws, g, !f.dry, rc)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if dry {
-		w := bufio.NewWriter(p.Stdout)
-		err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, dryFormat == "json")
-		if tc != nil {
-			tc.C.CloseReadOnly()
-		}
-		if err != nil {
-			return ExitOK, err
-		}
-		return ExitOK, w.Flush()
+	if f.dry {
+		return dryRun(p, a, f, ws, g, tc)
 	}
+	return executeRun(p, a, f, ws, g, tc)
+}
+
+// readRunFlags reads vx run's flags; its errors are usage errors.
+func readRunFlags(p *Process, a *parsed) (runFlags, error) {
+	f := runFlags{tasks: a.pos, concurrency: p.NumCPU, grace: 5 * time.Second}
+	if v := a.str("concurrency"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return f, usagef("--concurrency takes a whole number of at least 1, not %q", v)
+		}
+		f.concurrency = n
+	}
+	if v := a.str("grace"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return f, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
+		}
+		f.grace = d
+	}
+	var err error
+	if f.logOrder, f.github, err = logLayout(p, a.str("log-order")); err != nil {
+		return f, err
+	}
+	f.dry = a.set["dry-run"]
+	if format := a.str("dry-run"); f.dry && format != "" && format != "json" {
+		return f, usagef("--dry-run takes no value or =json, not %q", format)
+	}
+	f.dryJSON = f.dry && a.str("dry-run") == "json"
+	base, err := affectedBase(p, a)
+	if err != nil {
+		return f, err
+	}
+	f.selection = selection(p, a, base)
+	return f, nil
+}
+
+// planRun finds the workspace, reads its vx.json and plans the graph of
+// the tasks f names; its errors are usage errors.
+func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.Config, *run.Graph, error) {
+	ws, cfg, err := load(p, a)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := run.CheckPnP(ws); err != nil {
+		return nil, nil, nil, err
+	}
+	if !f.dry {
+		if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	g, err := run.Plan(ws, cfg, f.selection)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
+		return nil, nil, nil, err
+	}
+	if f.dry && a.set["summary"] {
+		return nil, nil, nil, usagef("--summary reports a run; --dry-run runs nothing (--dry-run=json prints the plan as JSON)")
+	}
+	if f.dry && a.set["profile"] {
+		return nil, nil, nil, usagef("--profile records a run; --dry-run runs nothing (vx graph shows the plan)")
+	}
+	return ws, cfg, g, nil
+}
+
+// dryRun prints the plan: each task's command, environment and cache key.
+func dryRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) (int, error) {
+	w := bufio.NewWriter(p.Stdout)
+	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, f.dryJSON)
+	if tc != nil {
+		tc.C.CloseReadOnly()
+	}
+	if err != nil {
+		return ExitOK, err
+	}
+	return ExitOK, w.Flush()
+}
+
+// executeRun runs the graph and writes --summary and --profile; the exit
+// code is the run's ([run.Outcome.Code]).
+func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) (int, error) {
 	if p.StderrTerminal {
 		for _, note := range g.Notes {
 			fmt.Fprintf(p.Stderr, "vx: note: %s\n", note)
@@ -383,6 +424,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 	}
 	var sum *summaryOut
 	stdout := p.Stdout
+	var err error
 	if a.set["summary"] {
 		if sum, err = openSummary(p, a.str("summary")); err != nil {
 			return ExitUsage, err
@@ -406,11 +448,11 @@ func runRun(p *Process, a *parsed) (int, error) {
 	}
 	out := run.Execute(p.Context, g, run.Options{
 		Cache:          tc,
-		Concurrency:    conc,
+		Concurrency:    f.concurrency,
 		Continue:       a.set["continue"],
-		Grace:          graceDur,
+		Grace:          f.grace,
 		Args:           a.after,
-		Env:            envOf,
+		Env:            func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) },
 		Stdin:          p.Stdin,
 		Stdout:         stdout,
 		Stderr:         p.Stderr,
@@ -419,8 +461,8 @@ func runRun(p *Process, a *parsed) (int, error) {
 		Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 		Kill:           p.Kill,
 
-		LogOrder:      logOrder,
-		GitHubActions: github,
+		LogOrder:      f.logOrder,
+		GitHubActions: f.github,
 		Observer:      prof.observer(),
 	})
 	if tc != nil {
