@@ -51,7 +51,7 @@ func parseDigest(s string) (Digest, bool) {
 	h, size, ok := strings.Cut(s, "/")
 	n, err := strconv.ParseInt(size, 10, 64)
 	d := Digest{Hash: h, Size: n}
-	return d, ok && err == nil && d.valid()
+	return d, ok && err == nil && validDigest(d)
 }
 
 func decodeLastUse(data []byte) (*LastUse, bool) {

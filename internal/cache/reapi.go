@@ -18,15 +18,12 @@ func DigestOf(data []byte) Digest {
 	return Digest{Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}
 }
 
-// String returns "hash/size", the form REAPI resource names use.
-func (d Digest) String() string { return fmt.Sprintf("%s/%d", d.Hash, d.Size) }
-
-// valid reports whether d has the shape of a SHA-256 digest.
-func (d Digest) valid() bool {
+// validDigest reports whether d has the shape of a SHA-256 digest.
+func validDigest(d Digest) bool {
 	return len(d.Hash) == 64 && d.Size >= 0 && isHex(d.Hash)
 }
 
-func (d Digest) marshal() []byte {
+func marshalDigest(d Digest) []byte {
 	b := appendStringField(nil, 1, d.Hash)
 	b = appendVarintField(b, 2, uint64(d.Size))
 	if b == nil {
@@ -52,7 +49,7 @@ func unmarshalDigest(msg []byte) (Digest, error) {
 		}
 		return nil
 	})
-	if err == nil && !d.valid() {
+	if err == nil && !validDigest(d) {
 		err = fmt.Errorf("%w: digest %q is not a SHA-256 digest", errWire, d.String())
 	}
 	return d, err
@@ -181,8 +178,8 @@ type Action struct {
 
 // Marshal returns the wire encoding of a.
 func (a *Action) Marshal() []byte {
-	b := appendMessageField(nil, 1, a.CommandDigest.marshal())
-	b = appendMessageField(b, 2, a.InputRootDigest.marshal())
+	b := appendMessageField(nil, 1, marshalDigest(a.CommandDigest))
+	b = appendMessageField(b, 2, marshalDigest(a.InputRootDigest))
 	b = appendBytesField(b, 9, a.Salt)
 	if len(a.Platform) > 0 {
 		var p []byte
@@ -299,7 +296,7 @@ func (r *ActionResult) Marshal() []byte {
 	var b []byte
 	for _, f := range r.OutputFiles {
 		m := appendStringField(nil, 1, f.Path)
-		m = appendMessageField(m, 2, f.Digest.marshal())
+		m = appendMessageField(m, 2, marshalDigest(f.Digest))
 		m = appendBoolField(m, 4, f.Executable)
 		if f.Mode != 0 {
 			mode := appendMessageField(nil, 3, appendVarintField(nil, 1, uint64(f.Mode)))
@@ -309,10 +306,10 @@ func (r *ActionResult) Marshal() []byte {
 	}
 	b = appendVarintField(b, 4, uint64(int64(r.ExitCode)))
 	if r.StdoutDigest.Hash != "" {
-		b = appendMessageField(b, 6, r.StdoutDigest.marshal())
+		b = appendMessageField(b, 6, marshalDigest(r.StdoutDigest))
 	}
 	if r.StderrDigest.Hash != "" {
-		b = appendMessageField(b, 8, r.StderrDigest.marshal())
+		b = appendMessageField(b, 8, marshalDigest(r.StderrDigest))
 	}
 	if !r.Start.IsZero() || !r.End.IsZero() {
 		var m []byte

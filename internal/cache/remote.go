@@ -2,27 +2,24 @@ package cache
 
 import (
 	"context"
-	"errors"
 	"io"
+
+	"github.com/vxrun/vx/internal/remote/wire"
 )
 
 // Digest names a blob by its SHA-256 (64 lower-case hex digits) and its size
-// in bytes, as REAPI v2's Digest does.
-type Digest struct {
-	Hash string
-	Size int64
-}
+// in bytes, as REAPI v2's Digest does. The type is the remote-cache
+// protocol's ([wire.Digest]), so that the vx-remote helper needs nothing of
+// this package.
+type Digest = wire.Digest
 
 // ErrNotFound is returned (possibly wrapped) by a [Remote] that holds no
 // ActionResult for an action, or no blob for a digest.
-var ErrNotFound = errors.New("cache: not found")
+var ErrNotFound = wire.ErrNotFound
 
 // BlobSource is one blob to upload: its digest and the local file that holds
 // it (a file of the local content-addressed store).
-type BlobSource struct {
-	Digest Digest
-	Path   string
-}
+type BlobSource = wire.BlobSource
 
 // Remote is a REAPI v2 ActionCache and ContentAddressableStorage as vx sees
 // it. Results travel in their REAPI v2 wire encoding (a serialized

@@ -321,7 +321,7 @@ func (s *Store) PutFile(path string) (Digest, error) {
 // has d's size and hash; a blob that does not match is not stored. It
 // returns the number of bytes read. A Remote's blobs come in this way.
 func (s *Store) WriteBlob(d Digest, r io.Reader) (int64, error) {
-	if !d.valid() {
+	if !validDigest(d) {
 		return 0, fmt.Errorf("cache: invalid digest %q", d.String())
 	}
 	f, err := s.tempFile()

@@ -187,7 +187,7 @@ func (s *Store) readParts(h string) (*keyParts, error) {
 // readByHash returns the blob whose SHA-256 is h, checked; the size is
 // not needed (an input list names a dependency's key by its hash).
 func (s *Store) readByHash(h string) ([]byte, error) {
-	if !(Digest{Hash: h}).valid() {
+	if !validDigest(Digest{Hash: h}) {
 		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
 	}
 	data, err := os.ReadFile(s.BlobPath(Digest{Hash: h}))

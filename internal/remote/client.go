@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote/wire"
 )
 
@@ -20,7 +19,7 @@ import (
 // off for the rest of the run.
 var ErrDisabled = errors.New("remote: the remote cache is off for this run after an earlier error")
 
-// Client is a [cache.Remote] served by a vx-remote helper process (or, in
+// Client is a cache.Remote served by a vx-remote helper process (or, in
 // tests, by any pair of pipes). It is safe for concurrent use; calls
 // overlap on the one pipe.
 type Client struct {
@@ -339,7 +338,7 @@ func (e *localError) Error() string { return "remote: " + e.err.Error() }
 func (e *localError) Unwrap() error { return e.err }
 
 // do runs a call and sorts its outcome: a miss comes back as an error
-// matching cache.ErrNotFound, a fault turns the remote off (one warning)
+// matching wire.ErrNotFound, a fault turns the remote off (one warning)
 // and comes back wrapped in ErrDisabled's message.
 func (c *Client) do(ctx context.Context, req *wire.Request, w io.Writer, timeout, idle time.Duration) (*wire.Response, error) {
 	c.mu.Lock()
@@ -363,7 +362,7 @@ func (c *Client) do(ctx context.Context, req *wire.Request, w io.Writer, timeout
 		return nil, ctx.Err() // the helper saw the caller's cancellation first
 	}
 	if err == nil {
-		if errors.Is(resp.Error, cache.ErrNotFound) {
+		if errors.Is(resp.Error, wire.ErrNotFound) {
 			return nil, &missError{op: req.Op, e: resp.Error, redact: c.cfg.Redact}
 		}
 		err = resp.Error
@@ -390,7 +389,7 @@ func (c *Client) timeoutOf(ctx context.Context, timeout time.Duration) time.Dura
 	return c.cfg.Timeout
 }
 
-// missError is a miss: it matches cache.ErrNotFound and says why.
+// missError is a miss: it matches wire.ErrNotFound and says why.
 type missError struct {
 	op     string
 	e      *wire.Error
@@ -400,7 +399,7 @@ type missError struct {
 func (m *missError) Error() string {
 	return "remote: " + m.op + ": " + m.redact(m.e.Error())
 }
-func (m *missError) Is(target error) bool { return target == cache.ErrNotFound }
+func (m *missError) Is(target error) bool { return target == wire.ErrNotFound }
 
 // BadSignature reports whether err is a miss because the entry's signature
 // was absent or wrong.
@@ -434,8 +433,8 @@ func (c *Client) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
 	return resp.Capabilities, nil
 }
 
-// GetActionResult implements [cache.Remote].
-func (c *Client) GetActionResult(ctx context.Context, action cache.Digest) ([]byte, error) {
+// GetActionResult implements cache.Remote.
+func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byte, error) {
 	resp, err := c.do(ctx, &wire.Request{Op: wire.OpGetActionResult, Action: &action}, nil, c.cfg.Timeout, 0)
 	if err != nil {
 		return nil, err
@@ -443,9 +442,9 @@ func (c *Client) GetActionResult(ctx context.Context, action cache.Digest) ([]by
 	return resp.Result, nil
 }
 
-// UpdateActionResult implements [cache.Remote]. It refuses when the client
+// UpdateActionResult implements cache.Remote. It refuses when the client
 // is read-only.
-func (c *Client) UpdateActionResult(ctx context.Context, action cache.Digest, result []byte) error {
+func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, result []byte) error {
 	if !c.cfg.Write {
 		return errors.New("remote: the remote cache is read-only for this run (--remote-write or VX_REMOTE_WRITE=1 allows writing)")
 	}
@@ -453,8 +452,8 @@ func (c *Client) UpdateActionResult(ctx context.Context, action cache.Digest, re
 	return err
 }
 
-// FindMissingBlobs implements [cache.Remote].
-func (c *Client) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]cache.Digest, error) {
+// FindMissingBlobs implements cache.Remote.
+func (c *Client) FindMissingBlobs(ctx context.Context, blobs []wire.Digest) ([]wire.Digest, error) {
 	if len(blobs) == 0 {
 		return nil, nil
 	}
@@ -465,8 +464,8 @@ func (c *Client) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]
 	return resp.Missing, nil
 }
 
-// UploadBlobs implements [cache.Remote]. The helper reads the files itself.
-func (c *Client) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) error {
+// UploadBlobs implements cache.Remote. The helper reads the files itself.
+func (c *Client) UploadBlobs(ctx context.Context, blobs []wire.BlobSource) error {
 	if !c.cfg.Write {
 		return errors.New("remote: the remote cache is read-only for this run (--remote-write or VX_REMOTE_WRITE=1 allows writing)")
 	}
@@ -481,14 +480,14 @@ func (c *Client) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) erro
 	return err
 }
 
-// ReadBlob implements [cache.Remote]. The caller verifies the digest. A
+// ReadBlob implements cache.Remote. The caller verifies the digest. A
 // blob has no total deadline, only an idle one: the call fails when no
 // bytes came for the per-call timeout, and lasts as long as they flow.
-func (c *Client) ReadBlob(ctx context.Context, d cache.Digest, w io.Writer) error {
+func (c *Client) ReadBlob(ctx context.Context, d wire.Digest, w io.Writer) error {
 	if d.Size == 0 {
 		return nil
 	}
-	_, err := c.do(ctx, &wire.Request{Op: wire.OpReadBlob, Digests: []cache.Digest{d}}, w, 0, c.cfg.Timeout)
+	_, err := c.do(ctx, &wire.Request{Op: wire.OpReadBlob, Digests: []wire.Digest{d}}, w, 0, c.cfg.Timeout)
 	return err
 }
 
@@ -535,5 +534,3 @@ func (b *limitedBuffer) firstLine() string {
 	}
 	return line
 }
-
-var _ cache.Remote = (*Client)(nil)

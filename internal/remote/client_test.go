@@ -17,6 +17,14 @@ import (
 	"github.com/vxrun/vx/internal/remote/wire"
 )
 
+// Client and Lazy are what vx's cache calls; the package itself does not
+// import the cache, so that the vx-remote helper, which links it, does not
+// link the cache either.
+var (
+	_ cache.Remote = (*Client)(nil)
+	_ cache.Remote = (*Lazy)(nil)
+)
+
 // fake is a backend whose answers the test chooses.
 type fake struct {
 	calls   atomic.Int32

@@ -6,10 +6,10 @@ import (
 	"io"
 	"sync"
 
-	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/remote/wire"
 )
 
-// Lazy is a [cache.Remote] that starts its [Client] on the first call, so
+// Lazy is a cache.Remote that starts its [Client] on the first call, so
 // that a run whose tasks all hit the local store never starts the helper.
 // When start fails, every call fails at once with an error wrapping
 // ErrDisabled; start reports the failure itself (one warning).
@@ -53,8 +53,8 @@ func (l *Lazy) Started() bool {
 	return l.c != nil
 }
 
-// GetActionResult implements [cache.Remote].
-func (l *Lazy) GetActionResult(ctx context.Context, action cache.Digest) ([]byte, error) {
+// GetActionResult implements cache.Remote.
+func (l *Lazy) GetActionResult(ctx context.Context, action wire.Digest) ([]byte, error) {
 	c, err := l.client()
 	if err != nil {
 		return nil, err
@@ -62,8 +62,8 @@ func (l *Lazy) GetActionResult(ctx context.Context, action cache.Digest) ([]byte
 	return c.GetActionResult(ctx, action)
 }
 
-// UpdateActionResult implements [cache.Remote].
-func (l *Lazy) UpdateActionResult(ctx context.Context, action cache.Digest, result []byte) error {
+// UpdateActionResult implements cache.Remote.
+func (l *Lazy) UpdateActionResult(ctx context.Context, action wire.Digest, result []byte) error {
 	c, err := l.client()
 	if err != nil {
 		return err
@@ -71,8 +71,8 @@ func (l *Lazy) UpdateActionResult(ctx context.Context, action cache.Digest, resu
 	return c.UpdateActionResult(ctx, action, result)
 }
 
-// FindMissingBlobs implements [cache.Remote].
-func (l *Lazy) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]cache.Digest, error) {
+// FindMissingBlobs implements cache.Remote.
+func (l *Lazy) FindMissingBlobs(ctx context.Context, blobs []wire.Digest) ([]wire.Digest, error) {
 	c, err := l.client()
 	if err != nil {
 		return nil, err
@@ -80,8 +80,8 @@ func (l *Lazy) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]ca
 	return c.FindMissingBlobs(ctx, blobs)
 }
 
-// UploadBlobs implements [cache.Remote].
-func (l *Lazy) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) error {
+// UploadBlobs implements cache.Remote.
+func (l *Lazy) UploadBlobs(ctx context.Context, blobs []wire.BlobSource) error {
 	c, err := l.client()
 	if err != nil {
 		return err
@@ -89,8 +89,8 @@ func (l *Lazy) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) error 
 	return c.UploadBlobs(ctx, blobs)
 }
 
-// ReadBlob implements [cache.Remote].
-func (l *Lazy) ReadBlob(ctx context.Context, d cache.Digest, w io.Writer) error {
+// ReadBlob implements cache.Remote.
+func (l *Lazy) ReadBlob(ctx context.Context, d wire.Digest, w io.Writer) error {
 	c, err := l.client()
 	if err != nil {
 		return err
@@ -112,5 +112,3 @@ func (l *Lazy) Close() error {
 	}
 	return nil
 }
-
-var _ cache.Remote = (*Lazy)(nil)

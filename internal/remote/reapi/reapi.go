@@ -30,7 +30,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/wire"
 )
@@ -177,7 +176,7 @@ func (c *Client) rpcError(err error) error {
 	return &wire.Error{Code: code, Message: c.cfg.Redact(msg)}
 }
 
-func pbDigest(d cache.Digest) *repb.Digest { return &repb.Digest{Hash: d.Hash, SizeBytes: d.Size} }
+func pbDigest(d wire.Digest) *repb.Digest { return &repb.Digest{Hash: d.Hash, SizeBytes: d.Size} }
 
 // Capabilities asks the server once and remembers a successful answer.
 func (c *Client) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
@@ -217,7 +216,7 @@ func (c *Client) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
 
 // GetActionResult fetches the result, checks its signature when a key is
 // set, and checks that the server still holds every blob it names.
-func (c *Client) GetActionResult(ctx context.Context, action cache.Digest) ([]byte, error) {
+func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byte, error) {
 	ad := pbDigest(action)
 	r, err := c.ac.GetActionResult(ctx, &repb.GetActionResultRequest{InstanceName: c.instance, ActionDigest: ad,
 		DigestFunction: repb.DigestFunction_SHA256})
@@ -229,10 +228,10 @@ func (c *Client) GetActionResult(ctx context.Context, action cache.Digest) ([]by
 			return nil, &wire.Error{Code: wire.CodeBadSignature, Message: why}
 		}
 	}
-	var need []cache.Digest
+	var need []wire.Digest
 	add := func(d *repb.Digest) {
 		if d != nil && d.GetSizeBytes() > 0 {
-			need = append(need, cache.Digest{Hash: d.GetHash(), Size: d.GetSizeBytes()})
+			need = append(need, wire.Digest{Hash: d.GetHash(), Size: d.GetSizeBytes()})
 		}
 	}
 	for _, f := range r.GetOutputFiles() {
@@ -264,7 +263,7 @@ func (c *Client) GetActionResult(ctx context.Context, action cache.Digest) ([]by
 
 // UpdateActionResult stores result (a serialized ActionResult), signed
 // when a key is set.
-func (c *Client) UpdateActionResult(ctx context.Context, action cache.Digest, result []byte) error {
+func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, result []byte) error {
 	r := &repb.ActionResult{}
 	if err := unmarshal(result, r); err != nil {
 		return &wire.Error{Code: wire.CodeInvalidArgument, Message: "the result is not a serialized REAPI ActionResult: " + err.Error()}
@@ -284,8 +283,8 @@ func (c *Client) UpdateActionResult(ctx context.Context, action cache.Digest, re
 const findMissingChunk = 4096
 
 // FindMissingBlobs asks in requests of at most findMissingChunk digests.
-func (c *Client) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]cache.Digest, error) {
-	var missing []cache.Digest
+func (c *Client) FindMissingBlobs(ctx context.Context, blobs []wire.Digest) ([]wire.Digest, error) {
+	var missing []wire.Digest
 	for len(blobs) > 0 {
 		n := min(len(blobs), findMissingChunk)
 		req := &repb.FindMissingBlobsRequest{InstanceName: c.instance, DigestFunction: repb.DigestFunction_SHA256}
@@ -303,7 +302,7 @@ func (c *Client) FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]
 			return nil, c.rpcError(err)
 		}
 		for _, d := range resp.GetMissingBlobDigests() {
-			missing = append(missing, cache.Digest{Hash: d.GetHash(), Size: d.GetSizeBytes()})
+			missing = append(missing, wire.Digest{Hash: d.GetHash(), Size: d.GetSizeBytes()})
 		}
 	}
 	return missing, nil

@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/remote/wire"
 )
 
@@ -56,13 +55,13 @@ func (c *Client) batchLimit(ctx context.Context) (int64, error) {
 // in BatchUpdateBlobs requests within the server's limit, larger ones
 // through ByteStream. Each file's content is checked against its digest
 // as it is read; a mismatch is an error, never an upload.
-func (c *Client) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) error {
+func (c *Client) UploadBlobs(ctx context.Context, blobs []wire.BlobSource) error {
 	limit, err := c.batchLimit(ctx)
 	if err != nil {
 		return err
 	}
 	seen := map[string]bool{}
-	var small, large []cache.BlobSource
+	var small, large []wire.BlobSource
 	for _, b := range blobs {
 		if b.Digest.Size == 0 || seen[b.Digest.Hash] {
 			continue
@@ -74,8 +73,8 @@ func (c *Client) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) erro
 			large = append(large, b)
 		}
 	}
-	var batches [][]cache.BlobSource
-	var cur []cache.BlobSource
+	var batches [][]wire.BlobSource
+	var cur []wire.BlobSource
 	var curSize int64 = requestOverhead
 	for _, b := range small {
 		if len(cur) > 0 && curSize+b.Digest.Size+blobOverhead > limit {
@@ -124,7 +123,7 @@ func (c *Client) UploadBlobs(ctx context.Context, blobs []cache.BlobSource) erro
 }
 
 // readVerified reads a whole local blob and checks its digest.
-func readVerified(b cache.BlobSource) ([]byte, error) {
+func readVerified(b wire.BlobSource) ([]byte, error) {
 	data, err := os.ReadFile(b.Path)
 	if err != nil {
 		return nil, &wire.Error{Code: wire.CodeInternal, Message: fmt.Sprintf("cannot read the local blob: %v", err)}
@@ -135,7 +134,7 @@ func readVerified(b cache.BlobSource) ([]byte, error) {
 	return data, nil
 }
 
-func localMismatch(b cache.BlobSource) error {
+func localMismatch(b wire.BlobSource) error {
 	return &wire.Error{Code: wire.CodeInternal, Message: fmt.Sprintf("the local blob %s does not match its digest %s/%d; not uploaded", b.Path, b.Digest.Hash, b.Digest.Size)}
 }
 
@@ -144,7 +143,7 @@ func hexSum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-func (c *Client) batchUpload(ctx context.Context, batch []cache.BlobSource) error {
+func (c *Client) batchUpload(ctx context.Context, batch []wire.BlobSource) error {
 	req := &repb.BatchUpdateBlobsRequest{InstanceName: c.instance, DigestFunction: repb.DigestFunction_SHA256}
 	for _, b := range batch {
 		data, err := readVerified(b)
@@ -168,7 +167,7 @@ func (c *Client) batchUpload(ctx context.Context, batch []cache.BlobSource) erro
 // streamUpload writes one blob through ByteStream, hashing it as it goes
 // and holding back the last chunk (the one that finishes the write) until
 // the whole file matched its digest.
-func (c *Client) streamUpload(ctx context.Context, b cache.BlobSource) error {
+func (c *Client) streamUpload(ctx context.Context, b wire.BlobSource) error {
 	f, err := os.Open(b.Path)
 	if err != nil {
 		return &wire.Error{Code: wire.CodeInternal, Message: fmt.Sprintf("cannot read the local blob: %v", err)}
@@ -242,7 +241,7 @@ func (c *Client) streamUpload(ctx context.Context, b cache.BlobSource) error {
 
 // ReadBlob streams the blob to w through ByteStream. The caller verifies
 // the digest; a server sending more than the digest's size is an error.
-func (c *Client) ReadBlob(ctx context.Context, d cache.Digest, w io.Writer) error {
+func (c *Client) ReadBlob(ctx context.Context, d wire.Digest, w io.Writer) error {
 	if d.Size == 0 {
 		return nil
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-
-	"github.com/vxrun/vx/internal/cache"
 )
 
 // Operations a [Request] names.
@@ -24,12 +22,12 @@ type Request struct {
 	Op string `json:"op"`
 	// TimeoutMS is the call's deadline in milliseconds from its arrival; 0
 	// means none (the helper's own per-call default applies).
-	TimeoutMS int64              `json:"timeoutMs,omitempty"`
-	Hello     *Hello             `json:"hello,omitempty"`
-	Action    *cache.Digest      `json:"action,omitempty"`
-	Result    []byte             `json:"result,omitempty"` // a serialized REAPI ActionResult
-	Digests   []cache.Digest     `json:"digests,omitempty"`
-	Blobs     []cache.BlobSource `json:"blobs,omitempty"`
+	TimeoutMS int64        `json:"timeoutMs,omitempty"`
+	Hello     *Hello       `json:"hello,omitempty"`
+	Action    *Digest      `json:"action,omitempty"`
+	Result    []byte       `json:"result,omitempty"` // a serialized REAPI ActionResult
+	Digests   []Digest     `json:"digests,omitempty"`
+	Blobs     []BlobSource `json:"blobs,omitempty"`
 }
 
 // Hello is the configuration vx hands the helper. It travels over the pipe,
@@ -50,11 +48,11 @@ type Hello struct {
 
 // Response ends a call.
 type Response struct {
-	Error        *Error         `json:"error,omitempty"`
-	Version      int            `json:"version,omitempty"` // hello
-	Result       []byte         `json:"result,omitempty"`  // getActionResult
-	Missing      []cache.Digest `json:"missing,omitempty"` // findMissingBlobs
-	Capabilities *Capabilities  `json:"capabilities,omitempty"`
+	Error        *Error        `json:"error,omitempty"`
+	Version      int           `json:"version,omitempty"` // hello
+	Result       []byte        `json:"result,omitempty"`  // getActionResult
+	Missing      []Digest      `json:"missing,omitempty"` // findMissingBlobs
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
 }
 
 // Capabilities is what the server said it supports.
@@ -98,14 +96,14 @@ func (e *Error) Error() string {
 	return e.Code + ": " + e.Message
 }
 
-// Is makes a not_found or bad_signature Error match [cache.ErrNotFound]:
+// Is makes a not_found or bad_signature Error match [ErrNotFound]:
 // both are misses.
 func (e *Error) Is(target error) bool {
-	return target == cache.ErrNotFound && (e.Code == CodeNotFound || e.Code == CodeBadSignature)
+	return target == ErrNotFound && (e.Code == CodeNotFound || e.Code == CodeBadSignature)
 }
 
 // AsError turns any error into an *Error, keeping a code it already has and
-// mapping context errors and [cache.ErrNotFound].
+// mapping context errors and [ErrNotFound].
 func AsError(err error) *Error {
 	if err == nil {
 		return nil
@@ -115,7 +113,7 @@ func AsError(err error) *Error {
 		return we
 	}
 	switch {
-	case errors.Is(err, cache.ErrNotFound):
+	case errors.Is(err, ErrNotFound):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeDeadline, Message: err.Error()}
@@ -129,10 +127,10 @@ func AsError(err error) *Error {
 // client, or a fake in tests).
 type Backend interface {
 	Capabilities(ctx context.Context) (*Capabilities, error)
-	GetActionResult(ctx context.Context, action cache.Digest) ([]byte, error)
-	UpdateActionResult(ctx context.Context, action cache.Digest, result []byte) error
-	FindMissingBlobs(ctx context.Context, blobs []cache.Digest) ([]cache.Digest, error)
-	UploadBlobs(ctx context.Context, blobs []cache.BlobSource) error
-	ReadBlob(ctx context.Context, d cache.Digest, w io.Writer) error
+	GetActionResult(ctx context.Context, action Digest) ([]byte, error)
+	UpdateActionResult(ctx context.Context, action Digest, result []byte) error
+	FindMissingBlobs(ctx context.Context, blobs []Digest) ([]Digest, error)
+	UploadBlobs(ctx context.Context, blobs []BlobSource) error
+	ReadBlob(ctx context.Context, d Digest, w io.Writer) error
 	Close() error
 }

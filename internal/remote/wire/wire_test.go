@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/vxrun/vx/internal/cache"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -70,11 +68,11 @@ func TestFrameBroken(t *testing.T) {
 
 func TestErrorIsMiss(t *testing.T) {
 	for code, miss := range map[string]bool{CodeNotFound: true, CodeBadSignature: true, CodeUnavailable: false, CodeDeadline: false} {
-		if got := errors.Is(&Error{Code: code}, cache.ErrNotFound); got != miss {
+		if got := errors.Is(&Error{Code: code}, ErrNotFound); got != miss {
 			t.Errorf("%s is a miss: %v, want %v", code, got, miss)
 		}
 	}
-	if got := AsError(cache.ErrNotFound).Code; got != CodeNotFound {
+	if got := AsError(ErrNotFound).Code; got != CodeNotFound {
 		t.Errorf("AsError(ErrNotFound).Code = %s", got)
 	}
 }
