@@ -7,6 +7,8 @@
 //     fixed allowlist ([EssentialEnv]), the task's declared passThrough names,
 //     its literal defines, its bin paths and the variables vx sets on every
 //     task (VX_RUN_*, npm_lifecycle_*, npm_package_*, PWD);
+//     [ExpandPassThrough] turns vx.json's passThrough patterns into those
+//     names, under the same naming rule ([EnvNameKey]);
 //   - program lookup against the child's PATH (not vx's own), with PATHEXT on
 //     Windows;
 //   - the process lifecycle: a script runs in its own process group (Unix) or

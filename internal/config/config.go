@@ -54,7 +54,7 @@ type Task struct {
 	// of the same project) or "project#name" (that exact task).
 	DependsOn []string
 	// PassThrough lists variable names, or prefixes ending in "*", that the
-	// task may read from vx's environment; see [ExpandPassThrough].
+	// task may read from vx's environment; see exec.ExpandPassThrough.
 	PassThrough []string
 	// Define maps variable names to literal values set for the task.
 	Define map[string]string

@@ -28,7 +28,7 @@
 // A "<project>#<task>" entry replaces the generic "<task>" entry for that
 // project entirely (see [Config.TaskFor]); the two are never merged.
 // passThrough patterns are expanded against the parent environment by
-// [ExpandPassThrough]. The package reads nothing but the file: it never looks
+// exec.ExpandPassThrough, with the rest of the environment's rules. The package reads nothing but the file: it never looks
 // at the process's own environment.
 //
 // The user-facing reference is docs/config.md.

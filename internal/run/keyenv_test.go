@@ -52,7 +52,7 @@ func TestKeyEnvAgreesWithTaskEnv(t *testing.T) {
 // rules of docs/cache.md, written out again.
 func wantKeyEnv(t *testing.T, ws *workspace.Workspace, n *Node, parent, env []string, goos string) map[string]string {
 	declared := map[string]string{}
-	for _, name := range config.ExpandPassThrough(n.Config.PassThrough, parent, goos) {
+	for _, name := range exec.ExpandPassThrough(n.Config.PassThrough, parent, goos) {
 		if strings.HasPrefix(exec.EnvNameKey(name, goos), "VX_REMOTE_") {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/vxrun/vx/exec"
-	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/guard"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
@@ -58,7 +57,7 @@ func listSeparator(goos string) string {
 // header, its signing key): they configure vx and never reach a task, even
 // when a pattern such as "VX_*" matches them.
 func taskPassThrough(n *Node, parent []string, goos string) []string {
-	names := config.ExpandPassThrough(n.Config.PassThrough, parent, goos)
+	names := exec.ExpandPassThrough(n.Config.PassThrough, parent, goos)
 	out := names[:0:0]
 	for _, name := range names {
 		if !strings.HasPrefix(exec.EnvNameKey(name, goos), exec.EnvNameKey("VX_REMOTE_", goos)) {

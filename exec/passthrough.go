@@ -1,14 +1,14 @@
-package config
+package exec
 
 import (
 	"slices"
 	"strings"
-
-	"github.com/vxrun/vx/exec"
 )
 
 // ExpandPassThrough turns passThrough entries into the exact variable names
-// to hand to the environment builder.
+// to hand to the environment builder
+// ([EnvOptions.PassThrough]). The entries are vx.json's "passThrough"
+// list; source is vx's own environment.
 //
 //   - A plain name is returned as written, whether or not source holds it:
 //     the builder drops names the parent environment lacks, so "unset" stays
@@ -17,7 +17,7 @@ import (
 //     (a list of "KEY=VALUE" entries) that starts with the prefix, spelled as
 //     in source. A prefix that matches nothing adds nothing. "*" anywhere
 //     else is an ordinary character. A bare "*" (an empty prefix) matches
-//     every name; [Parse] refuses it in vx.json because it would undo the
+//     every name; vx.json's parser (internal/config) refuses it because it would undo the
 //     isolation.
 //   - Empty entries are ignored, and so are source entries without "=" or
 //     whose name is empty or starts with "=" (Windows keeps per-drive current
@@ -41,13 +41,13 @@ func ExpandPassThrough(patterns []string, source []string, goos string) []string
 			}
 			continue
 		}
-		key := exec.EnvNameKey(prefix, goos)
+		key := EnvNameKey(prefix, goos)
 		for _, kv := range source {
 			name, _, ok := strings.Cut(kv, "=")
 			if !ok || name == "" {
 				continue
 			}
-			if strings.HasPrefix(exec.EnvNameKey(name, goos), key) {
+			if strings.HasPrefix(EnvNameKey(name, goos), key) {
 				matched = append(matched, name)
 			}
 		}
@@ -58,7 +58,7 @@ func ExpandPassThrough(patterns []string, source []string, goos string) []string
 	seen := map[string]bool{}
 	for _, list := range [][]string{plain, matched} {
 		for _, name := range list {
-			key := exec.EnvNameKey(name, goos)
+			key := EnvNameKey(name, goos)
 			if !seen[key] {
 				seen[key] = true
 				out = append(out, name)
