@@ -97,8 +97,33 @@ func copyExecutable(dst string) error {
 //	vxtest exit N               exit with status N
 //	vxtest barrier PREFIX ID N  create the file PREFIX-ID, then wait (5 s at most)
 //	                            until N files PREFIX-* exist: "all N up", else exit 1
+//	vxtest bound FILE N         add a line to FILE; when it then holds more than N,
+//	                            exit 1: a task that starts vx, if nothing stops it,
+//	                            fails fast instead of nesting without end
 func vxtest(args []string) int {
 	switch {
+	case len(args) == 3 && args[0] == "bound":
+		n, _ := strconv.Atoi(args[2])
+		f, err := os.OpenFile(args[1], os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o644)
+		if err == nil {
+			_, err = f.WriteString("start\n")
+		}
+		var b []byte
+		if err == nil {
+			b, err = os.ReadFile(args[1])
+		}
+		if f != nil {
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if starts := strings.Count(string(b), "\n"); starts > n {
+			fmt.Fprintf(os.Stderr, "vxtest: %d starts, more than %d: stopping\n", starts, n)
+			return 1
+		}
+		return 0
 	case len(args) == 4 && args[0] == "barrier":
 		n, _ := strconv.Atoi(args[3])
 		if err := os.WriteFile(args[1]+"-"+args[2], nil, 0o644); err != nil {
