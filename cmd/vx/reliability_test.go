@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -533,17 +534,36 @@ func TestReliabilityNoLostByte(t *testing.T) {
 	var errOut, errErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); errOut = chk.check("stdout", outGens, stdout, &otherOut) }()
-	go func() { defer wg.Done(); errErr = chk.check("stderr", errGens, stderr, &otherErr) }()
+	var read atomic.Int64 // bytes read from vx, so far
+	go func() {
+		defer wg.Done()
+		errOut = chk.check("stdout", outGens, &countingReader{stdout, &read}, &otherOut)
+	}()
+	go func() {
+		defer wg.Done()
+		errErr = chk.check("stderr", errGens, &countingReader{stderr, &read}, &otherErr)
+	}()
 	readDone := make(chan struct{})
 	go func() { wg.Wait(); close(readDone) }()
-	select {
-	case <-readDone:
-	case <-time.After(120 * time.Second):
-		killProcessGroup(cmd)
-		<-readDone
-		cmd.Wait()
-		t.Fatalf("vx run gen did not end within 120s")
+	// A hang is output that stops coming: the bound is on a pause, not on
+	// the whole run, which takes minutes on a loaded machine.
+	const stall = 60 * time.Second
+	tick := time.NewTicker(stall)
+	defer tick.Stop()
+	for last := int64(-1); ; {
+		select {
+		case <-readDone:
+		case <-tick.C:
+			if n := read.Load(); n != last {
+				last = n
+				continue
+			}
+			killProcessGroup(cmd)
+			<-readDone
+			cmd.Wait()
+			t.Fatalf("vx run gen wrote nothing for %v (%d bytes before)", stall, last)
+		}
+		break
 	}
 	res, ok := waitDeadline(cmd, 10*time.Second)
 	elapsed := time.Since(start)
@@ -1003,4 +1023,16 @@ func checkOneError(t *testing.T, r vxRun, ok0 bool, want string) {
 		t.Errorf("error line %q does not match %q", lines[0], want)
 	}
 	t.Logf("%s", lines[0])
+}
+
+// countingReader adds the bytes read through it to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
