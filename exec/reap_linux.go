@@ -32,10 +32,18 @@ func BecomeSubreaper() error {
 func EndOrphans(grace time.Duration) int {
 	ended := 0
 	for round := 0; round < 32; round++ {
-		reapChildren()
-		kids := liveChildren()
-		if len(kids) == 0 {
+		if !reapChildren() {
+			return ended // no child at all: the usual end of a run
+		}
+		kids, dying := liveChildren()
+		if len(kids) == 0 && dying == 0 {
 			return ended
+		}
+		if len(kids) == 0 {
+			// A child that just died is reaped in the next round; its
+			// own children, re-parented to vx as it died, are found then.
+			time.Sleep(time.Millisecond)
+			continue
 		}
 		ended += len(kids)
 		endStrays(kids, grace)
@@ -44,37 +52,53 @@ func EndOrphans(grace time.Duration) int {
 	return ended
 }
 
-// reapChildren reaps every child of vx that has exited.
-func reapChildren() {
+// reapChildren reaps every child of vx that has exited, and reports
+// whether vx may have children left (alive, or not yet reapable).
+func reapChildren() bool {
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if pid <= 0 || err != nil {
-			return
+		switch {
+		case err == unix.EINTR:
+		case err == unix.ECHILD:
+			return false
+		case err != nil || pid == 0:
+			return true
 		}
 	}
 }
 
-// liveChildren lists the children of vx that are alive (not zombies), from
+// liveChildren lists the children of vx that are alive, from
 // /proc/self/task/*/children, or by scanning /proc where the kernel lacks
-// that file.
-func liveChildren() []int {
-	var pids []int
+// that file, and counts the others it saw (zombies not reaped yet). The
+// watchdog is left out of both.
+func liveChildren() (live []int, dying int) {
 	wd := watchdogPID()
-	files, _ := filepath.Glob("/proc/self/task/*/children")
-	if len(files) > 0 {
-		for _, f := range files {
-			b, _ := os.ReadFile(f)
-			for _, w := range bytes.Fields(b) {
-				if pid, err := strconv.Atoi(string(w)); err == nil && pid != wd && linuxAlive(pid) {
-					pids = append(pids, pid)
-				}
+	add := func(pid int, alive bool) {
+		switch {
+		case pid == wd:
+		case alive:
+			live = append(live, pid)
+		default:
+			dying++
+		}
+	}
+	tasks, _ := os.ReadDir("/proc/self/task")
+	found := false
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		found = true
+		for _, w := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(w)); err == nil {
+				add(pid, linuxAlive(pid))
 			}
 		}
-		return pids
+	}
+	if found {
+		return live, dying
 	}
 	self := []byte(strconv.Itoa(os.Getpid()))
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
@@ -85,11 +109,11 @@ func liveChildren() []int {
 		}
 		i := bytes.LastIndexByte(b, ')')
 		fields := bytes.Fields(b[i+1:])
-		if len(fields) > 1 && bytes.Equal(fields[1], self) && fields[0][0] != 'Z' && fields[0][0] != 'X' {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil && pid != wd {
-				pids = append(pids, pid)
+		if len(fields) > 1 && bytes.Equal(fields[1], self) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+				add(pid, fields[0][0] != 'Z' && fields[0][0] != 'X')
 			}
 		}
 	}
-	return pids
+	return live, dying
 }
