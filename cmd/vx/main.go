@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"time"
 
 	"github.com/vxrun/vx/exec"
@@ -38,16 +39,9 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "vx: cannot read the working directory: %v\n", err)
 		return cli.ExitUsage
 	}
-	// Processes that escape a task's process group are re-parented to vx
-	// (Linux), which ends them below, once no task runs any more.
-	exec.BecomeSubreaper()
-	// A second process that ends the task trees if vx is killed outright
-	// (SIGKILL), started with the first task.
-	if self, err := os.Executable(); err == nil {
-		exec.EnableWatchdog(self, watchdogArg)
-	}
 	ctx, kill, stop := signalContext()
 	defer stop()
+	var tasks taskLifetime
 	code, err := cli.Main(cli.Process{
 		Args:           os.Args[1:],
 		Environ:        os.Environ(),
@@ -61,13 +55,39 @@ func run() int {
 		NoColor:        os.Getenv("NO_COLOR") != "",
 		Context:        ctx,
 		Kill:           kill,
+		StartTasks:     tasks.start,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vx: %s\n", diag.Message(err, dir))
 	}
+	tasks.end()
+	return code
+}
+
+// taskLifetime is what vx does for its task trees beyond starting and
+// waiting for each: only a command that starts tasks pays for it.
+type taskLifetime struct{ started atomic.Bool }
+
+// start runs before the first task starts. Processes that escape a task's
+// process group are re-parented to vx (Linux), which ends them in end; a
+// second process, started with the first task (see exec.EnableWatchdog),
+// ends the task trees if vx is killed outright (SIGKILL).
+func (l *taskLifetime) start() {
+	l.started.Store(true)
+	exec.BecomeSubreaper()
+	if self, err := os.Executable(); err == nil {
+		exec.EnableWatchdog(self, watchdogArg)
+	}
+}
+
+// end runs as vx exits, once no task runs: it lets the watchdog go and ends
+// what escaped the tasks' groups.
+func (l *taskLifetime) end() {
+	if !l.started.Load() {
+		return
+	}
 	exec.StopWatchdog()
 	exec.EndOrphans(orphanGrace)
-	return code
 }
 
 // orphanGrace is how long processes that escaped their task's group get

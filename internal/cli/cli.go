@@ -51,6 +51,12 @@ type Process struct {
 	// trees are killed at once instead of after the grace.
 	Kill <-chan struct{}
 	GOOS string // "" = runtime.GOOS
+	// StartTasks, when set, is called once just before a command starts
+	// its first task, and never by a command that starts none (--version,
+	// ls, env, cache, a dry run): cmd/vx sets up what only task trees
+	// need there (the subreaper, the watchdog), so that other commands
+	// start and end without it.
+	StartTasks func()
 	// Executable is vx's own file, beside which vx-remote is looked for;
 	// "" = os.Executable().
 	Executable string
@@ -445,6 +451,9 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 	}
 	if !p.gate.enter() {
 		return run.StopCode(p.Context), nil // Main has returned: start nothing
+	}
+	if p.StartTasks != nil {
+		p.StartTasks()
 	}
 	out := run.Execute(p.Context, g, run.Options{
 		Cache:          tc,
