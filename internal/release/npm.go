@@ -56,6 +56,7 @@ func MainNPMPackage(version string) (NPMPackage, error) {
 		"description": "A fast task runner for JavaScript and TypeScript monorepos, each task in an isolated environment",
 		"keywords":    []string{"monorepo", "task runner", "workspaces", "build"},
 		"repository":  map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
+		"license":     vx.License,
 		"bin":         map[string]string{"vx": "bin/vx"},
 		"main":        "./index.cjs",
 		"types":       "./index.d.ts",
@@ -82,7 +83,7 @@ func MainNPMPackage(version string) (NPMPackage, error) {
 		files = append(files, File{Name: f.name, Data: data, Exec: f.exec})
 	}
 	// The schema of vx.json, for editors: "$schema": "./node_modules/@vxrun/vx/vx.schema.json".
-	files = append(files, File{Name: "vx.schema.json", Data: vx.ConfigSchema})
+	files = append(files, File{Name: "vx.schema.json", Data: vx.ConfigSchema}, File{Name: "LICENSE", Data: vx.LicenseText})
 	return withManifest(NPMPackage{Name: MainPackage, Version: version, Files: files}, manifest)
 }
 
@@ -104,11 +105,13 @@ func PlatformNPMPackage(version string, t Target, binaries map[string]string) (N
 		b.Name = "bin/" + b.Name
 		files = append(files, b)
 	}
+	files = append(files, File{Name: "LICENSE", Data: vx.LicenseText})
 	manifest := map[string]any{
 		"name":            t.Package(),
 		"version":         version,
 		"description":     fmt.Sprintf("The %s-%s binaries of vx (install @vxrun/vx instead)", t.OS, t.CPU),
 		"repository":      map[string]string{"type": "git", "url": "git+https://github.com/vxrun/vx.git"},
+		"license":         vx.License,
 		"os":              []string{t.OS},
 		"cpu":             []string{t.CPU},
 		"preferUnplugged": true,

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -107,11 +108,49 @@ func TestMainNPMPackage(t *testing.T) {
 			t.Error("bin/vx is not executable")
 		}
 	}
-	if diff := cmp.Diff([]string{"package.json", "README.md", "install.js", "bin/vx", "index.d.ts", "index.mjs", "index.cjs", "vx.schema.json"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"package.json", "README.md", "install.js", "bin/vx", "index.d.ts", "index.mjs", "index.cjs", "vx.schema.json", "LICENSE"}, names); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	if got := p.Tarball(); got != "vxrun-vx-1.2.3.tgz" {
 		t.Errorf("Tarball() = %q", got)
+	}
+}
+
+// TestLicense proves that every npm package declares the licence the
+// LICENSE file holds, and carries that file.
+func TestLicense(t *testing.T) {
+	// The first line of each licence text vx could declare, by SPDX id.
+	heading := map[string]string{"MIT": "MIT License", "Apache-2.0": "Apache License", "BSD-3-Clause": "BSD 3-Clause License"}
+	want, ok := heading[vx.License]
+	if !ok {
+		t.Fatalf("vx.License %q: add its LICENSE heading to this test", vx.License)
+	}
+	if first, _, _ := strings.Cut(string(vx.LicenseText), "\n"); first != want {
+		t.Errorf("LICENSE begins %q; vx.License %q wants %q", first, vx.License, want)
+	}
+	main, err := MainNPMPackage("1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plat, err := PlatformNPMPackage("1.2.3", hostTarget(t), bins(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []NPMPackage{main, plat} {
+		var m struct{ License string }
+		if err := json.Unmarshal(p.Files[0].Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.License != vx.License {
+			t.Errorf("%s declares license %q, want %q", p.Name, m.License, vx.License)
+		}
+		carried := false
+		for _, f := range p.Files {
+			carried = carried || f.Name == "LICENSE" && bytes.Equal(f.Data, vx.LicenseText)
+		}
+		if !carried {
+			t.Errorf("%s does not carry LICENSE", p.Name)
+		}
 	}
 }
 
@@ -161,7 +200,7 @@ func TestPlatformPackageRoundTrip(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Name+" "+map[bool]string{true: "exec", false: "-"}[f.Exec])
 	}
-	want := []string{"package/package.json -", "package/README.md -", "package/bin/" + tg.Exe() + " exec", "package/bin/" + tg.ExeOf("vx-remote") + " exec", "package/bin/" + tg.ExeOf("vx-config") + " exec"}
+	want := []string{"package/package.json -", "package/README.md -", "package/bin/" + tg.Exe() + " exec", "package/bin/" + tg.ExeOf("vx-remote") + " exec", "package/bin/" + tg.ExeOf("vx-config") + " exec", "package/LICENSE -"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tarball files (-want +got):\n%s", diff)
 	}

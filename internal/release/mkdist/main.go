@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/vxrun/vx"
 	"github.com/vxrun/vx/internal/release"
 )
 
@@ -112,7 +113,7 @@ func archives(goBin, version, out string) error {
 	dir := filepath.Join(out, "archives")
 	var paths []string
 	for _, t := range release.Targets {
-		p, err := release.WriteArchive(dir, version, t, bins[t], []release.File{{Name: "README.md", Data: readme}})
+		p, err := release.WriteArchive(dir, version, t, bins[t], []release.File{{Name: "README.md", Data: readme}, {Name: "LICENSE", Data: vx.LicenseText}})
 		if err != nil {
 			return err
 		}
