@@ -1,0 +1,212 @@
+package vx
+
+import (
+	"bytes"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// This file keeps the repository in order: README's package map names every
+// package, the import rules it states hold, and nothing built is tracked.
+
+const module = "github.com/vxrun/vx"
+
+// packages returns the module's packages, by directory relative to the
+// root ("." for the root), each with the module-internal and other
+// imports of its non-test files, whatever their build constraints.
+func packages(t *testing.T) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || fileExists(filepath.Join(p, "go.mod"))) {
+				return filepath.SkipDir // test data, hidden, or another module (tools)
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		imports := pkgs[dir]
+		for _, imp := range f.Imports {
+			if s, err := strconv.Unquote(imp.Path.Value); err == nil && !slices.Contains(imports, s) {
+				imports = append(imports, s)
+			}
+		}
+		pkgs[dir] = imports
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// packageMap reads README.md's package map: the code block after the line
+// that starts "Which package owns what", one package a line (its directory,
+// "." for the root, then what it owns), blank lines between groups.
+func packageMap(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "\nWhich package owns what")
+	if !ok {
+		t.Fatal(`README.md has no package map (a line starting "Which package owns what", then a code block)`)
+	}
+	_, rest, _ = strings.Cut(rest, "\n```\n")
+	block, _, ok := strings.Cut(rest, "\n```")
+	if !ok {
+		t.Fatal("README.md's package map is not followed by a code block")
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(block, "\n") {
+		dir, owns, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if dir != "" {
+			m[dir] = strings.TrimSpace(owns)
+		}
+	}
+	return m
+}
+
+// TestPackageMap proves that README's package map names every package of
+// the module, and only those, each with what it owns.
+func TestPackageMap(t *testing.T) {
+	pkgs := packages(t)
+	table := packageMap(t)
+	var dirs []string
+	for dir := range pkgs {
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	for _, dir := range dirs {
+		owns, ok := table[dir]
+		if !ok {
+			t.Errorf("README.md's package map has no line for %s: add one to the code block after \"Which package owns what\",\n"+
+				"in the group it belongs to, aligned with the others:\n\t%-27s what it owns, in a few words (as its doc.go says)", dir, dir)
+		} else if owns == "" {
+			t.Errorf("README.md's package map names %s but not what it owns: add a few words after the name", dir)
+		}
+	}
+	for dir := range table {
+		if _, ok := pkgs[dir]; !ok {
+			t.Errorf("README.md's package map names %s, which is no package of the module (moved or removed?): rename or remove its line", dir)
+		}
+	}
+}
+
+// TestImportRules checks the arrows README's package map promises to keep
+// out: exec imports nothing else of vx, and neither vx nor its remote-cache
+// helper links what it must not (vx: the gRPC client; vx-remote: the cache
+// and exec).
+func TestImportRules(t *testing.T) {
+	pkgs := packages(t)
+	// deps returns the module's packages dir reaches, and every import
+	// outside the module that they make.
+	deps := func(dir string) (internal, external []string) {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(dir string) {
+			for _, imp := range pkgs[dir] {
+				if d, ok := strings.CutPrefix(imp, module+"/"); ok || imp == module {
+					if !ok {
+						d = "."
+					}
+					if !seen[d] {
+						seen[d] = true
+						internal = append(internal, d)
+						walk(d)
+					}
+				} else if !slices.Contains(external, imp) {
+					external = append(external, imp)
+				}
+			}
+		}
+		walk(dir)
+		return internal, external
+	}
+	if internal, _ := deps("exec"); len(internal) > 0 {
+		t.Errorf("exec imports %v; it must import nothing else of vx (it takes plain values)", internal)
+	}
+	internal, external := deps("cmd/vx")
+	for _, d := range internal {
+		if d == "internal/remote/reapi" || d == "internal/remote/helper" {
+			t.Errorf("vx links %s, which only vx-remote may: vx reaches a remote cache over the helper's pipe", d)
+		}
+	}
+	for _, imp := range external {
+		if strings.HasPrefix(imp, "google.golang.org/") {
+			t.Errorf("vx's own packages import %s: gRPC and protobuf belong in vx-remote (internal/remote/reapi)", imp)
+		}
+	}
+	internal, _ = deps("cmd/vx-remote")
+	for _, d := range internal {
+		if d == "exec" || d == "internal/cache" {
+			t.Errorf("vx-remote links %s: the helper needs only the pipe's types (internal/remote/wire)", d)
+		}
+	}
+}
+
+// TestNothingBuiltIsTracked proves that git tracks no compiled file (an
+// executable, a test binary, an archive) and no file over 1 MiB: a fresh
+// clone stays small. make build, make dist, bench/run.sh and go test -c
+// write theirs where .gitignore keeps them out.
+func TestNothingBuiltIsTracked(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil || len(out) == 0 {
+		t.Skipf("not a git checkout with git on PATH (git ls-files: %v)", err)
+	}
+	magic := map[string]string{"\x7fELF": "an ELF executable", "MZ": "a Windows executable", "\xcf\xfa\xed\xfe": "a Mach-O executable",
+		"\xce\xfa\xed\xfe": "a Mach-O executable", "\xca\xfe\xba\xbe": "a Mach-O universal binary", "\x1f\x8b": "a gzip file", "PK\x03\x04": "a zip file"}
+	for _, name := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		switch ext := path.Ext(name); ext {
+		case ".test", ".exe", ".tgz", ".zip", ".prof", ".pprof":
+			t.Errorf("git tracks %s, a build output (%s): git rm --cached it; .gitignore should keep it out", name, ext)
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		st, err := f.Stat()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m, what := range magic {
+			if bytes.HasPrefix(head[:n], []byte(m)) {
+				t.Errorf("git tracks %s, %s: git rm --cached it; build outputs stay out of the repository", name, what)
+			}
+		}
+		if st.Size() > 1<<20 {
+			t.Errorf("git tracks %s, %s: a fresh clone should stay small; keep large files out of the repository", name, fmt.Sprintf("%.1f MiB", float64(st.Size())/(1<<20)))
+		}
+	}
+}
