@@ -322,7 +322,7 @@ func (r *ActionResult) Marshal() []byte {
 		b = appendMessageField(b, 9, m)
 	}
 	for _, s := range r.OutputSymlinks {
-		m := appendStringField(nil, 1, s.Path)
+		m := appendStringField([]byte{}, 1, s.Path) // present even when empty: an element of a repeated field
 		m = appendStringField(m, 2, s.Target)
 		b = appendMessageField(b, 12, m)
 	}
