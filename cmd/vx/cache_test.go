@@ -337,6 +337,15 @@ func TestCacheDamagedStore(t *testing.T) {
 				os.Remove(f)
 			}
 		}, "is missing"},
+		{"corrupt log blob", func(t *testing.T, w *cacheWS, st *cache.Store, key cache.Digest) {
+			f := w.logBlobs(st, key)[0] // stdout: "building a with ..."
+			data, _ := os.ReadFile(f)
+			data[0] ^= 0xff
+			os.WriteFile(f, data, 0o644)
+		}, "does not match its digest"},
+		{"missing log blob", func(t *testing.T, w *cacheWS, st *cache.Store, key cache.Digest) {
+			os.Remove(w.logBlobs(st, key)[1]) // stderr: "a warns"
+		}, "is missing"},
 		{"truncated entry", func(t *testing.T, w *cacheWS, st *cache.Store, key cache.Digest) {
 			p := filepath.Join(st.Dir, "ac", key.Hash[:2], key.Hash)
 			data, _ := os.ReadFile(p)
@@ -369,6 +378,13 @@ func TestCacheDamagedStore(t *testing.T) {
 			if n := strings.Count(r.stderr, "vx: a#build: cache entry"); n != 1 || !strings.Contains(r.stderr, tt.warn) {
 				t.Errorf("want one warning saying %q, got:\n%s", tt.warn, r.stderr)
 			}
+			// a's output is its run's, once: nothing of the damaged entry's logs.
+			if n := strings.Count(r.stdout, "a#build | building a with"); n != 1 {
+				t.Errorf("a's stdout line shows %d times, want once:\n%s", n, r.stdout)
+			}
+			if n := strings.Count(r.stderr, "a#build | a warns"); n != 1 {
+				t.Errorf("a's stderr line shows %d times, want once:\n%s", n, r.stderr)
+			}
 			if got := w.read("packages/a/dist/out.txt"); got != "a v1\necho tool v1\n" {
 				t.Errorf("a/dist/out.txt = %q after the rerun", got)
 			}
@@ -381,6 +397,24 @@ func TestCacheDamagedStore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// logBlobs returns the files of the store holding the stdout and the
+// stderr of the entry for key.
+func (w *cacheWS) logBlobs(st *cache.Store, key cache.Digest) []string {
+	w.t.Helper()
+	data, err := st.GetActionResult(key)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	r, err := cache.UnmarshalActionResult(data)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if r.StdoutDigest.Size == 0 || r.StderrDigest.Size == 0 {
+		w.t.Fatalf("the entry keeps no stdout or no stderr: %+v", r)
+	}
+	return []string{st.BlobPath(r.StdoutDigest), st.BlobPath(r.StderrDigest)}
 }
 
 // outputBlobs returns the files of the store holding the outputs of the
