@@ -69,6 +69,11 @@ export CGO_ENABLED=0 # as `make build` ships it
 go build -trimpath -o "$cache/floor" ./bench/floor
 go build -trimpath -o "$cache/gen" ./bench/gen
 go build -trimpath -o "$cache/report" ./bench/report
+# A Go hello world (fmt.Println), the start-up goal's yardstick: written and
+# built here, so that it is no package of the module.
+mkdir -p "$cache/hello-src"
+printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, world") }\n' >"$cache/hello-src/main.go"
+go build -trimpath -o "$cache/hello" "$cache/hello-src/main.go"
 have_vx=1
 if ! go build -trimpath -o "$cache/vx" ./cmd/vx >>"$log" 2>&1; then
 	have_vx=0
@@ -101,6 +106,7 @@ label_npm="npm run noop --workspaces"
 # Where the time of one run goes (N=1; the plan also at N=1000): a Go process
 # that spawns nothing, vx's start, and vx's work short of spawning.
 label_empty="floor with no project (a Go process start)"
+label_hello="Go hello world"
 label_version="vx --version"
 label_dry="vx run noop --dry-run"
 
@@ -113,6 +119,7 @@ command_for() { # label n: prints the command line
 	"$label_bun1") echo "$bun run --cwd packages/p0001 noop" ;;
 	"$label_npm") echo "npm run noop --workspaces" ;;
 	"$label_empty") echo "$cache/floor" ;;
+	"$label_hello") echo "$cache/hello" ;;
 	"$label_version") echo "$cache/vx --version" ;;
 	"$label_dry") echo "$cache/vx run noop --dry-run" ;;
 	esac
@@ -125,7 +132,7 @@ candidates=()
 [ $have_vx = 1 ] && candidates+=("$label_vx")
 candidates+=("$label_floor" "$label_sh")
 [ $have_vx = 1 ] && candidates+=("$label_dry" "$label_version")
-candidates+=("$label_empty")
+candidates+=("$label_empty" "$label_hello")
 [ $have_bun = 1 ] && candidates+=("$label_bun" "$label_bun1")
 [ $have_npm = 1 ] && candidates+=("$label_npm")
 ok=()
@@ -136,7 +143,7 @@ for label in "${candidates[@]}"; do
 	[ "$label" = "$label_floor" ] && cmd="$cache/floor -c $conc -script 'echo ran >ran.txt' packages/p0001 packages/p0002 packages/p0003"
 	case $label in
 	"$label_bun1") want=1 ;;
-	"$label_empty" | "$label_version" | "$label_dry") want=0 ;;
+	"$label_empty" | "$label_hello" | "$label_version" | "$label_dry") want=0 ;;
 	*) want=3 ;;
 	esac
 	if (cd "$cache/ws/check" && eval "$cmd") >>"$log" 2>&1 &&
@@ -193,7 +200,7 @@ for n in $sizes; do
 		case $label in
 		"$label_vx" | "$label_floor") ;;
 		"$label_dry") [ "$n" = 1 ] || [ "$n" -ge 1000 ] || continue ;;
-		"$label_bun1" | "$label_empty" | "$label_version") [ "$n" = 1 ] || continue ;;
+		"$label_bun1" | "$label_empty" | "$label_hello" | "$label_version") [ "$n" = 1 ] || continue ;;
 		*) [ "$n" -lt 1000 ] || continue ;;
 		esac
 		labels+=("$label")
@@ -225,7 +232,7 @@ elapsed=$((SECONDS - start))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report --------------------------------------------------------------------
-table=$("$cache/report" -vx "$label_vx" -floor "$label_floor" "$raw")
+table=$("$cache/report" -vx "$label_vx" -floor "$label_floor" -version "$label_version" -hello "$label_hello" "$raw")
 echo
 echo "$table"
 {

@@ -45,6 +45,9 @@ type table struct {
 	rows                []*series
 	byID                map[string]*series
 	vxLabel, floorLabel string
+	// The start-up rows the goals compare (N=1): vx --version and a Go
+	// hello world; "" when not measured.
+	versionLabel, helloLabel string
 }
 
 func (t *table) get(n int, label string) *series {
@@ -61,9 +64,11 @@ func (t *table) get(n int, label string) *series {
 func main() {
 	vxLabel := flag.String("vx", "vx run noop --concurrency 2", "the label of vx's rows")
 	floorLabel := flag.String("floor", "floor -c 2 (Go floor)", "the label of the Go floor's rows")
+	versionLabel := flag.String("version", "vx --version", "the label of vx --version's row")
+	helloLabel := flag.String("hello", "Go hello world", "the label of the Go hello world's row")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: report [-vx label] [-floor label] dir")
+		fmt.Fprintln(os.Stderr, "usage: report [-vx label] [-floor label] [-version label] [-hello label] dir")
 		os.Exit(2)
 	}
 	t, err := load(flag.Arg(0), *vxLabel, *floorLabel)
@@ -71,6 +76,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "report: %v\n", err)
 		os.Exit(1)
 	}
+	t.versionLabel, t.helloLabel = *versionLabel, *helloLabel
 	write(os.Stdout, t)
 }
 
@@ -247,6 +253,9 @@ func goals(w io.Writer, vx, floor map[int]*series, t *table) {
 			return ""
 		}
 		return "; " + strings.Join(parts, "; ")
+	}
+	if v, h := t.byID["1\x00"+t.versionLabel], t.byID["1\x00"+t.helloLabel]; v != nil && h != nil {
+		fmt.Fprintf(w, "- start: `%s` ÷ `%s` = %s (goal ≤ 1.80)\n", v.label, h.label, ratio(median(v.times), median(h.times)))
 	}
 	if v, f := vx[1], floor[1]; v != nil && f != nil {
 		fmt.Fprintf(w, "- 1 task: vx ÷ floor = %s (goal ≤ 1.25)%s\n", ratio(vxWall(v), median(f.times)), versus(1, "≤ 1.00"))

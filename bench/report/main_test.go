@@ -93,3 +93,28 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestGoals: the goals name each ratio the issue sets, from the rows of
+// one run.
+func TestGoals(t *testing.T) {
+	dir := t.TempDir()
+	rows := "vx run noop\t0.0150\nfloor -c 2\t0.0125\nvx --version\t0.0090\nGo hello world\t0.0060\nbun run noop\t0.0200\n"
+	if err := os.WriteFile(filepath.Join(dir, "time-1-1.tsv"), []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := load(dir, "vx run noop", "floor -c 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab.versionLabel, tab.helloLabel = "vx --version", "Go hello world"
+	var b strings.Builder
+	write(&b, tab)
+	for _, want := range []string{
+		"- start: `vx --version` ÷ `Go hello world` = 1.50× (goal ≤ 1.80)",
+		"- 1 task: vx ÷ floor = 1.20× (goal ≤ 1.25); vx ÷ `bun run noop` = 0.75× (goal ≤ 1.00)",
+	} {
+		if !strings.Contains(b.String(), want+"\n") {
+			t.Errorf("the report has no line %q:\n%s", want, b.String())
+		}
+	}
+}
