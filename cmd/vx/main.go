@@ -39,8 +39,8 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "vx: cannot read the working directory: %v\n", err)
 		return cli.ExitUsage
 	}
-	ctx, kill, stop := signalContext()
-	defer stop()
+	var sigs signalWatch
+	defer sigs.stop()
 	var tasks taskLifetime
 	code, err := cli.Main(cli.Process{
 		Args:           os.Args[1:],
@@ -53,8 +53,7 @@ func run() int {
 		StdoutTerminal: term.SupportsColor(os.Stdout.Fd()),
 		StderrTerminal: term.SupportsColor(os.Stderr.Fd()),
 		NoColor:        os.Getenv("NO_COLOR") != "",
-		Context:        ctx,
-		Kill:           kill,
+		Signals:        sigs.start,
 		StartTasks:     tasks.start,
 	})
 	if err != nil {
@@ -93,6 +92,22 @@ func (l *taskLifetime) end() {
 // orphanGrace is how long processes that escaped their task's group get
 // between SIGTERM and SIGKILL when vx ends them on its way out.
 const orphanGrace = 2 * time.Second
+
+// signalWatch starts watching signals when cli asks (cli.Process.Signals):
+// --version and --help end sooner without it.
+type signalWatch struct{ end func() }
+
+func (w *signalWatch) start() (context.Context, <-chan struct{}) {
+	ctx, kill, end := signalContext()
+	w.end = end
+	return ctx, kill
+}
+
+func (w *signalWatch) stop() {
+	if w.end != nil {
+		w.end()
+	}
+}
 
 // signalContext maps the signals that end vx (stopSignals) to
 // cancellation: the first cancels ctx with an [exec.Interrupt] naming it,

@@ -50,7 +50,12 @@ type Process struct {
 	// Kill is closed when vx is told to stop a second time: running task
 	// trees are killed at once instead of after the grace.
 	Kill <-chan struct{}
-	GOOS string // "" = runtime.GOOS
+	// Signals, when set, gives Context and Kill (replacing those above):
+	// Main calls it for every command but those that only print (--version,
+	// --help), so that cmd/vx starts watching signals only for commands
+	// that can take a while.
+	Signals func() (ctx context.Context, kill <-chan struct{})
+	GOOS    string // "" = runtime.GOOS
 	// StartTasks, when set, is called once just before a command starts
 	// its first task, and never by a command that starts none (--version,
 	// ls, env, cache, a dry run): cmd/vx sets up what only task trees
@@ -81,12 +86,18 @@ func Main(p Process) (int, error) {
 	if p.NumCPU < 1 {
 		p.NumCPU = runtime.NumCPU()
 	}
+	g := &gate{}
+	p.gate = g
+	if onlyPrints(p.Args) {
+		return mainCode(&p)
+	}
+	if p.Signals != nil {
+		p.Context, p.Kill = p.Signals()
+	}
 	if p.Context == nil {
 		p.Context = context.Background()
 	}
 	ctx := p.Context
-	g := &gate{}
-	p.gate = g
 	type result struct {
 		code int
 		err  error
@@ -106,6 +117,19 @@ func Main(p Process) (int, error) {
 	}
 	r := <-done
 	return r.code, r.err
+}
+
+// onlyPrints reports whether args ask for help or the version: vx prints
+// them and ends, with nothing to stop.
+func onlyPrints(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	switch args[0] {
+	case "-h", "--help", "help", "-v", "--version", "version":
+		return true
+	}
+	return false
 }
 
 func mainCode(p *Process) (int, error) {
