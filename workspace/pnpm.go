@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -17,8 +18,9 @@ const (
 	pnpmMisspelled    = "pnpm-workspace.yml"
 )
 
-// yamlLine matches the position prefix of go.yaml.in/yaml/v3 syntax errors.
-var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
+// yamlLine matches the position prefix of go.yaml.in/yaml/v3 syntax errors;
+// compiled on first use, not at every start.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`) })
 
 // parsePnpmWorkspace reads a pnpm-workspace.yaml's bytes. declared is false
 // when the file has no "packages" key (pnpm 10 then treats the directory as a
@@ -119,7 +121,7 @@ func safeYAMLUnmarshal(data []byte, v any) (err error) {
 func yamlError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 		if isYAMLParserError(msg) {
