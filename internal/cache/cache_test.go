@@ -455,7 +455,7 @@ func TestRemoteOrder(t *testing.T) {
 	}
 
 	// Machine 2, empty local store: a remote hit, restored and kept.
-	os.RemoveAll(filepath.Join(root, "p/dist"))
+	testdir.RemoveTree(filepath.Join(root, "p/dist"))
 	store2 := testdir.New(t)
 	c2 := open(store2)
 	k2, _ := c2.Key(spec)

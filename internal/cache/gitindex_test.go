@@ -166,7 +166,7 @@ func TestIndexMatchesGit(t *testing.T) {
 		{"content changed, same size, racily", nil, func(r *gitRepo) { r.write("dir/b.txt", "BRAVO\n", 0o644) }},
 		{"content changed, other size", nil, func(r *gitRepo) { old(r); r.write("a.txt", "alpha beta\n", 0o644) }},
 		{"deleted", nil, func(r *gitRepo) { old(r); os.Remove(filepath.Join(r.root, "dir/sub/c.txt")) }},
-		{"directory deleted", nil, func(r *gitRepo) { old(r); os.RemoveAll(filepath.Join(r.root, "dir")) }},
+		{"directory deleted", nil, func(r *gitRepo) { old(r); testdir.RemoveTree(filepath.Join(r.root, "dir")) }},
 		{"made executable", nil, func(r *gitRepo) { old(r); os.Chmod(filepath.Join(r.root, "a.txt"), 0o755) }},
 		{"no longer executable", nil, func(r *gitRepo) { old(r); os.Chmod(filepath.Join(r.root, "run.sh"), 0o644) }},
 		{"touched, same content", nil, func(r *gitRepo) {

@@ -75,7 +75,7 @@ func (s *remoteScenario) build(t *testing.T, c *Cache) *Key {
 
 // elsewhere makes the project as it is on another machine, which has not
 // built it: without its outputs.
-func (s *remoteScenario) elsewhere() { os.RemoveAll(filepath.Join(s.root, "p/dist")) }
+func (s *remoteScenario) elsewhere() { testdir.RemoveTree(filepath.Join(s.root, "p/dist")) }
 
 // TestUploadWaitIsBounded: at the end of a run, vx waits for uploads at
 // most UploadWait, then says so once and cancels them.

@@ -237,7 +237,7 @@ func TestPruneStaysInTheStore(t *testing.T) {
 			}
 			writeTree(t, outside, outsideFiles)
 			p := filepath.Join(dir, filepath.FromSlash(link))
-			os.RemoveAll(p)
+			testdir.RemoveTree(p)
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			if err := os.Symlink(outside, p); err != nil {
 				t.Fatal(err)
