@@ -196,6 +196,9 @@ func (w *Watcher) addTree(rel string, report, ask bool) error {
 						next = append(next, sub)
 					}
 				case report:
+					// New with its directory: gone again by the batch, it
+					// was a temporary file (an editor's, a rename's).
+					w.born[sub] = true
 					w.deb.Add(sub, time.Now())
 				}
 			}

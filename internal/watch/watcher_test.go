@@ -220,3 +220,24 @@ func TestLimitMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestWatcherNewDirTemporary: a directory that arrives with its files (a
+// rename, a checkout) is scanned; a temporary file the scan found and
+// that is gone by the batch is not a change (the rename of an editor's
+// save into a new directory reported "b.ts and b.ts.vxtmp changed").
+func TestWatcherNewDirTemporary(t *testing.T) {
+	f := newFixture(t, map[string]string{"p/package.json": "{}", "p/src/a.ts": "a"}, false, Options{Quiet: 500 * time.Millisecond})
+	staging := filepath.Join(f.root, "staging")
+	write(t, f.root, "staging/b.ts", "b")
+	write(t, f.root, "staging/b.ts.tmp", "partial")
+	if err := os.Rename(staging, filepath.Join(f.root, "p", "src", "new")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the scan of the new directory runs meanwhile, within the quiet time
+	if err := os.Remove(filepath.Join(f.root, "p", "src", "new", "b.ts.tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.until("p/src/new/b.ts"); !slices.Equal(got, []string{"p/src/new/b.ts"}) {
+		t.Errorf("got %q, want only p/src/new/b.ts", got)
+	}
+}
