@@ -366,24 +366,34 @@ func runRun(p *Process, a *parsed) (int, error) {
 	return executeRun(p, a, f, ws, g, tc)
 }
 
-// readRunFlags reads vx run's flags; its errors are usage errors.
-func readRunFlags(p *Process, a *parsed) (runFlags, error) {
-	f := runFlags{tasks: a.pos, concurrency: p.NumCPU, grace: 5 * time.Second}
+// readProcessFlags reads --concurrency (default: the CPUs) and --grace
+// (default 5s), which vx run and vx watch share.
+func readProcessFlags(p *Process, a *parsed) (concurrency int, grace time.Duration, err error) {
+	concurrency, grace = p.NumCPU, 5*time.Second
 	if v := a.str("concurrency"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return f, usagef("--concurrency takes a whole number of at least 1, not %q", v)
+			return 0, 0, usagef("--concurrency takes a whole number of at least 1, not %q", v)
 		}
-		f.concurrency = n
+		concurrency = n
 	}
 	if v := a.str("grace"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return f, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
+			return 0, 0, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
 		}
-		f.grace = d
+		grace = d
 	}
+	return concurrency, grace, nil
+}
+
+// readRunFlags reads vx run's flags; its errors are usage errors.
+func readRunFlags(p *Process, a *parsed) (runFlags, error) {
+	f := runFlags{tasks: a.pos}
 	var err error
+	if f.concurrency, f.grace, err = readProcessFlags(p, a); err != nil {
+		return f, err
+	}
 	if f.logOrder, f.github, err = logLayout(p, a.str("log-order")); err != nil {
 		return f, err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -38,21 +37,9 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if len(a.pos) == 0 {
 		return ExitUsage, usagef("name the tasks to watch, e.g. vx watch build (vx run lists the tasks)")
 	}
-	conc := p.NumCPU
-	if v := a.str("concurrency"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return ExitUsage, usagef("--concurrency takes a whole number of at least 1, not %q", v)
-		}
-		conc = n
-	}
-	grace := 5 * time.Second
-	if v := a.str("grace"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return ExitUsage, usagef("--grace takes a duration such as 2s or 500ms, not %q", v)
-		}
-		grace = d
+	conc, grace, err := readProcessFlags(p, a)
+	if err != nil {
+		return ExitUsage, err
 	}
 	base, err := affectedBase(p, a)
 	if err != nil {
