@@ -53,6 +53,11 @@ type Options struct {
 	// Version is vx's version, recorded with each task's last entry
 	// ([LastUse]) for `vx why`.
 	Version string
+	// EnvKey hashes the values of the keys' variables; nil: the store's
+	// own ([Store.EnvKey]). The caller chooses ([SigningEnvKey] with a
+	// remote cache's signing key, [PublicEnvKey] with a remote cache
+	// without one), so that keys match where entries are shared.
+	EnvKey *EnvKey
 }
 
 // DefaultMaxSize is the store's default size cap.
@@ -64,9 +69,10 @@ const DefaultUploadWait = 30 * time.Second
 
 // Cache is the task cache of one run.
 type Cache struct {
-	opts  Options
-	store *Store
-	sc    *scanner
+	opts   Options
+	store  *Store
+	sc     *scanner
+	envKey *EnvKey
 
 	snapOnce sync.Once
 	snapDirs []string // what the snapshot covers (root-relative); nil = all
@@ -130,13 +136,19 @@ func New(o Options) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	ek := o.EnvKey
+	if ek == nil {
+		if ek, err = st.EnvKey(); err != nil {
+			return nil, err
+		}
+	}
 	if o.UploadWait == 0 {
 		o.UploadWait = DefaultUploadWait
 	}
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	c := &Cache{opts: o, store: st, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}, ctx: o.Context,
+	c := &Cache{opts: o, store: st, envKey: ek, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}, ctx: o.Context,
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
@@ -358,7 +370,7 @@ type Inputs struct {
 // KeyOf returns the key of t, whose input files are in: quick, since a
 // chain of tasks is keyed one after another.
 func (c *Cache) KeyOf(t *TaskSpec, in Inputs) *Key {
-	k := keyOf(t, in.files, in.lines, c.platform())
+	k := keyOf(t, in.files, in.lines, c.platform(), c.envKey)
 	k.snap = in.snap
 	return k
 }
@@ -944,7 +956,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		fs, err := lstat(filepath.Join(c.opts.Root, filepath.FromSlash(p)))
 		return err == nil && max(fs.ctime, fs.mtime) < started
 	})
-	if now := keyOf(k.spec, files, fileLines(files), c.platform()); now.InputRoot != k.InputRoot {
+	if now := keyOf(k.spec, files, fileLines(files), c.platform(), c.envKey); now.InputRoot != k.InputRoot {
 		change := firstChange(k, now)
 		if p, _, _ := strings.Cut(change, " "); isYours(p) {
 			if st, _ := snap.get(p); st.tracked {

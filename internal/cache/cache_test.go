@@ -130,7 +130,7 @@ func TestKeyParts(t *testing.T) {
 		Outputs: []string{"dist/**"}, Node: "v22.0.0", Deps: []DepKey{{ID: "q#build", Action: DigestOf([]byte("q"))}}}
 	plat := []Property{{Name: "OSFamily", Value: "linux"}, {Name: "ISA", Value: "amd64"}}
 	key := func(t TaskSpec, snap *snapshot, plat []Property) string {
-		return makeKey(snap, &t, plat, nil).Action.Hash
+		return makeKey(snap, &t, plat, nil, nil).Action.Hash
 	}
 	k0 := key(base, snap, plat)
 
@@ -170,10 +170,10 @@ func TestKeyParts(t *testing.T) {
 			t.Errorf("changing the %s did not change the key", name)
 		}
 	}
-	// No value in plain text.
-	k := makeKey(snap, &base, plat, nil)
-	for _, e := range k.Env {
-		if !strings.HasPrefix(e.Value, "sha256:") {
+	// No value in plain text, nor as its plain SHA-256.
+	k := makeKey(snap, &base, plat, nil, nil)
+	for i, e := range k.Env {
+		if !strings.HasPrefix(e.Value, "hmac-sha256:") || strings.Contains(e.Value, sha256Hex(base.Env[i].Value)) {
 			t.Errorf("variable %s enters the key as %q", e.Name, e.Value)
 		}
 	}
@@ -429,7 +429,7 @@ func TestRemoteOrder(t *testing.T) {
 	remote := newFakeRemote()
 	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
 	open := func(store string) *Cache {
-		c, err := New(Options{Dir: store, Root: root, Read: true, Write: true, Remote: remote, RemoteWrite: true})
+		c, err := New(Options{Dir: store, Root: root, Read: true, Write: true, Remote: remote, RemoteWrite: true, EnvKey: PublicEnvKey()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func TestCanonicalGlobsKeepMeaning(t *testing.T) {
 	}
 	key := func(outputs []string) string {
 		ts := TaskSpec{RelDir: "p", Argv: []string{"build"}, Outputs: outputs}
-		return makeKey(newSnapshot(map[string]fileState{"p/package.json": {id: "a"}}), &ts, nil, nil).Action.Hash
+		return makeKey(newSnapshot(map[string]fileState{"p/package.json": {id: "a"}}), &ts, nil, nil, nil).Action.Hash
 	}
 	r := rand.New(rand.NewPCG(6, 21))
 	sameKeyOtherMeaning, reordersKept, reordersChanged := 0, 0, 0

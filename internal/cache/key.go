@@ -1,8 +1,6 @@
 package cache
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"path"
 	"slices"
 	"sort"
@@ -14,7 +12,7 @@ import (
 
 // FormatVersion is the cache format version. It is the Action's salt, so
 // changing it makes every old entry a miss.
-const FormatVersion = "vx-cache-2"
+const FormatVersion = "vx-cache-3"
 
 // Lockfiles are the workspace-level lockfiles every key covers, relative
 // to the root.
@@ -31,7 +29,8 @@ type TaskSpec struct {
 	// holds, with the values it holds (run decides which and how: the
 	// declared ones, the essentials that change what tools do, vx's task
 	// variables with paths made relative to the root); a variable the task
-	// does not see is absent. Values enter the key hashed.
+	// does not see is absent. Values enter the key hashed with a secret
+	// ([EnvKey]).
 	Env     []Property
 	Inputs  []string // vx.json "inputs"; nil = the default set
 	Outputs []string // vx.json "outputs"
@@ -51,7 +50,7 @@ type Key struct {
 	Action    Digest
 	Command   Digest
 	InputRoot Digest
-	Env       []Property // names with hashed values, as in the Command
+	Env       []Property // names with keyed hashes of the values ([EnvKey]), as in the Command
 	Platform  []Property
 	Inputs    []InputFile // the input files, by path from the root
 	Deps      []DepKey
@@ -66,12 +65,6 @@ type InputFile struct {
 	Path string `json:"path"` // slash-separated, relative to the root
 	ID   string `json:"id"`   // git blob id of the content
 	Exec bool   `json:"exec,omitempty"`
-}
-
-// hashValue is how a variable's value enters the key: never in plain text.
-func hashValue(v string) string {
-	sum := sha256.Sum256([]byte(v))
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // canonicalGlobs returns globs in a form that keeps their meaning (what
@@ -300,10 +293,11 @@ func scanDirs(t *TaskSpec) []string {
 }
 
 // makeKey builds t's key from the files of snap; platform holds the
-// platform properties (OS, architecture).
-func makeKey(snap *snapshot, t *TaskSpec, platform []Property, extra func(p string) (fileState, bool)) *Key {
+// platform properties (OS, architecture), ek hashes the variables' values
+// (nil: [PublicEnvKey], for tests).
+func makeKey(snap *snapshot, t *TaskSpec, platform []Property, ek *EnvKey, extra func(p string) (fileState, bool)) *Key {
 	files := inputFiles(snap, t, extra, nil)
-	return keyOf(t, files, fileLines(files), platform)
+	return keyOf(t, files, fileLines(files), platform, ek)
 }
 
 // fileLines returns the input list's lines for files: the bulk of it, which
@@ -324,8 +318,13 @@ func fileLines(files []InputFile) []byte {
 	return m
 }
 
-// keyOf builds t's key from its input files and their lines (fileLines).
-func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property) *Key {
+// keyOf builds t's key from its input files and their lines (fileLines);
+// ek hashes the variables' values (nil: [PublicEnvKey], for tests) and is
+// named among the platform properties.
+func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property, ek *EnvKey) *Key {
+	if ek == nil {
+		ek = PublicEnvKey()
+	}
 	k := &Key{spec: t, Deps: append([]DepKey(nil), t.Deps...)}
 	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
 
@@ -344,7 +343,7 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property) *K
 	k.InputRoot = DigestOf(k.manifest)
 
 	for _, e := range t.Env {
-		k.Env = append(k.Env, Property{Name: e.Name, Value: hashValue(e.Value)})
+		k.Env = append(k.Env, Property{Name: e.Name, Value: ek.hash(e.Name, e.Value)})
 	}
 	sort.Slice(k.Env, func(i, j int) bool { return k.Env[i].Name < k.Env[j].Name })
 	cmd := &Command{Arguments: t.Argv, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: canonicalGlobs(t.Outputs)}
@@ -359,7 +358,7 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property) *K
 	if node == "" {
 		node = "none"
 	}
-	k.Platform = append(k.Platform, Property{Name: "node-version", Value: node})
+	k.Platform = append(k.Platform, Property{Name: "node-version", Value: node}, Property{Name: envKeyProperty, Value: ek.Name})
 	sort.Slice(k.Platform, func(i, j int) bool { return k.Platform[i].Name < k.Platform[j].Name })
 	a := &Action{CommandDigest: k.Command, InputRootDigest: k.InputRoot, Salt: []byte(FormatVersion), Platform: k.Platform}
 	k.action = a.Marshal()

@@ -102,7 +102,7 @@ func TestUploadWaitIsBounded(t *testing.T) {
 func TestReadOnlyRemoteGetsNothing(t *testing.T) {
 	s := newRemoteScenario(t)
 	r := newFakeRemote()
-	c, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: r})
+	c, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: r, EnvKey: PublicEnvKey()})
 	s.build(t, c)
 	c.Close()
 	if r.updates != 0 || len(r.cas) != 0 {
@@ -129,14 +129,14 @@ func TestRemoteFaultsAreNotRepeated(t *testing.T) {
 func TestCorruptRemoteBlob(t *testing.T) {
 	s := newRemoteScenario(t)
 	good := newFakeRemote()
-	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
+	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true, EnvKey: PublicEnvKey()})
 	s.build(t, c1)
 	c1.Close()
 
 	s.elsewhere()
 	var warn bytes.Buffer
 	store := testdir.New(t)
-	c2, _ := New(Options{Dir: store, Root: s.root, Read: true, Write: true, Warn: &warn, Remote: corruptRemote{good}})
+	c2, _ := New(Options{Dir: store, Root: s.root, Read: true, Write: true, Warn: &warn, Remote: corruptRemote{good}, EnvKey: PublicEnvKey()})
 	k, _ := c2.Key(s.spec)
 	if _, ok := c2.Lookup(k); ok {
 		t.Fatal("a corrupt remote blob was a hit")
@@ -176,7 +176,7 @@ func (s *slowRemote) ReadBlob(ctx context.Context, d Digest, w io.Writer) error 
 func TestRemoteBlobsComeDownInParallel(t *testing.T) {
 	s := newRemoteScenario(t)
 	good := newFakeRemote()
-	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true})
+	c1, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: good, RemoteWrite: true, EnvKey: PublicEnvKey()})
 	s.files = map[string]string{}
 	for i := 0; i < 6; i++ {
 		s.files[fmt.Sprintf("f%d.js", i)] = fmt.Sprint("file ", i)
@@ -186,7 +186,7 @@ func TestRemoteBlobsComeDownInParallel(t *testing.T) {
 
 	s.elsewhere()
 	slow := &slowRemote{fakeRemote: good}
-	c2, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: slow})
+	c2, _ := New(Options{Dir: testdir.New(t), Root: s.root, Read: true, Write: true, Remote: slow, EnvKey: PublicEnvKey()})
 	k, _ := c2.Key(s.spec)
 	h, ok := c2.Lookup(k)
 	if !ok || !h.Remote {

@@ -259,7 +259,14 @@ func (x *Explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
 	if !slices.Equal(was.command.Arguments, now.command.Arguments) {
 		add(Change{Kind: "command", Change: "modified", Old: nonNil(was.command.Arguments), New: nonNil(now.command.Arguments)})
 	}
+	// Values hashed with another secret cannot be compared: the secret's
+	// change (a platform change above) is the reason, and only variables
+	// added or removed are named.
+	sameSecret := propValue(was.action.Platform, envKeyProperty) == propValue(now.action.Platform, envKeyProperty)
 	diffProps(was.command.Environment, now.command.Environment, func(name, change, _, _ string) {
+		if change == "modified" && !sameSecret {
+			return
+		}
 		add(Change{Kind: "env", Change: change, Name: name})
 	})
 	for _, c := range diffGlobs("outputs", was.command.OutputPaths, now.command.OutputPaths) {
@@ -333,6 +340,16 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// propValue returns the value of the property named name, "" when none.
+func propValue(props []Property, name string) string {
+	for _, p := range props {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
 }
 
 // diffProps compares two lists of name-value pairs sorted by name.
@@ -497,6 +514,9 @@ func (c Change) Describe() string {
 	case "entry":
 		return "its entry is gone (pruned) or unusable"
 	case "platform":
+		if c.Name == envKeyProperty && c.Change == "modified" {
+			return fmt.Sprintf("the secret the variables' values are hashed with changed (%s → %s): their values cannot be compared", quote.Name(old), quote.Name(new))
+		}
 		switch c.Change {
 		case "added":
 			return fmt.Sprintf("%s %s added", name, quote.Name(new))

@@ -48,7 +48,7 @@ func newWhyFixture(t *testing.T) *whyFixture {
 func (f *whyFixture) key() *Key {
 	spec := f.spec
 	files := append([]InputFile(nil), f.files...)
-	return keyOf(&spec, files, fileLines(files), f.platform)
+	return keyOf(&spec, files, fileLines(files), f.platform, f.c.envKey)
 }
 
 // store stores k as Save does (without outputs): its parts, an entry and
@@ -250,7 +250,8 @@ func TestWhyNeverShowsValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"hunter2", "gone-value", "new-value", hashValue("hunter2-before"), hashValue("hunter2-after"), "sha256:"} {
+	for _, v := range []string{"hunter2", "gone-value", "new-value", sha256Hex("hunter2-before"), sha256Hex("hunter2-after"),
+		f.c.envKey.hash("TOKEN", "hunter2-before"), f.c.envKey.hash("TOKEN", "hunter2-after"), "sha256:", "hmac-sha256:"} {
 		if strings.Contains(string(out), v) {
 			t.Errorf("%s shows %q", out, v)
 		}
@@ -389,7 +390,7 @@ func TestWhyDependencyChain(t *testing.T) {
 				spec.Deps = []DepKey{{ID: prev.spec.ID, Action: prev.Action}}
 			}
 			files := []InputFile{tk.file}
-			prev = keyOf(spec, files, fileLines(files), f.platform)
+			prev = keyOf(spec, files, fileLines(files), f.platform, f.c.envKey)
 			m[tk.id] = prev
 		}
 		return m
@@ -447,8 +448,8 @@ func TestWhyManyFiles(t *testing.T) {
 
 func TestParseInputList(t *testing.T) {
 	k := keyOf(&TaskSpec{ID: "x#t", RelDir: "x", Deps: []DepKey{{ID: "we\"ird#t", Action: DigestOf([]byte("d"))}}},
-		[]InputFile{{Path: "x/a b\"c\n.txt", ID: "abc", Exec: true}}, nil, nil)
-	k = keyOf(k.spec, k.Inputs, fileLines(k.Inputs), nil)
+		[]InputFile{{Path: "x/a b\"c\n.txt", ID: "abc", Exec: true}}, nil, nil, nil)
+	k = keyOf(k.spec, k.Inputs, fileLines(k.Inputs), nil, nil)
 	l := parseInputList(k.manifest)
 	header, _, _ := strings.Cut(string(k.manifest), "\n")
 	want := inputList{header: header,

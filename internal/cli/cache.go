@@ -51,8 +51,9 @@ func cacheDir(p *Process, a *parsed, root string) string {
 //
 // With a remote cache configured (rc), the vx-remote helper is started: the
 // remote is asked after a local miss, and receives what the run stores when
-// rc.Write is set.
-func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, write bool, rc *remote.Config) (*run.TaskCache, error) {
+// rc.Write is set. cfg's remote settings, with vx's environment, choose the
+// secret the variables' values are hashed with ([envKey]).
+func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, write bool, rc *remote.Config) (*run.TaskCache, error) {
 	if a.set["no-cache"] {
 		return nil, nil
 	}
@@ -74,8 +75,14 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, wri
 		Warn:    p.Stderr,
 		GOOS:    p.GOOS,
 		Version: Version,
+		EnvKey:  envKey(p, a, cfg),
 	}
 	if rc != nil && (o.Read || (write && rc.Write)) {
+		if rc.SigningKey == "" && declares(g) {
+			fmt.Fprintf(p.Stderr, "vx: remote cache: without %s, the values of declared variables enter the shared keys "+
+				"hashed with a public salt: whoever reads a key (the remote, --dry-run=json) can check a guess of a value; "+
+				"set %s (docs/cache.md, \"Declared values\")\n", RemoteSigningEnv, RemoteSigningEnv)
+		}
 		// The helper starts on the first remote call: a run whose tasks
 		// all hit the local store never starts it.
 		o.Remote = remote.NewLazy(func() (*remote.Client, error) { return startRemote(p, rc) })
@@ -98,6 +105,17 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, wri
 	return tc, nil
 }
 
+// declares reports whether a cached task of g declares variables
+// (passThrough or define): values that may be secret enter its key.
+func declares(g *run.Graph) bool {
+	for _, n := range g.Nodes {
+		if n.Cacheable && (len(n.Config.PassThrough) > 0 || len(n.Config.Define) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // planCache is a task's cache key in --dry-run=json: the key and what it
 // is made of.
 type planCache struct {
@@ -108,7 +126,7 @@ type planCache struct {
 	RemoteHit *bool             `json:"remoteHit,omitempty"`
 	Command   string            `json:"command"`
 	InputRoot string            `json:"inputRoot"`
-	Env       map[string]string `json:"env"` // declared variables, values hashed
+	Env       map[string]string `json:"env"` // the key's variables, values hashed with a secret (cache.EnvKey)
 	Platform  map[string]string `json:"platform"`
 	Deps      map[string]string `json:"deps"` // dependency ID → its key
 	Inputs    []cache.InputFile `json:"inputs"`

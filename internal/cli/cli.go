@@ -356,7 +356,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	tc, err := openCache(p, a, ws, g, !f.dry, rc)
+	tc, err := openCache(p, a, ws, cfg, g, !f.dry, rc)
 	if err != nil {
 		return ExitUsage, err
 	}

@@ -60,7 +60,7 @@ func runGraph(p *Process, a *parsed) (int, error) {
 		if err != nil {
 			return ExitUsage, err
 		}
-		tc, err := openCache(p, a, ws, g, false, rc)
+		tc, err := openCache(p, a, ws, cfg, g, false, rc)
 		if err != nil {
 			return ExitUsage, err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/wire"
@@ -46,22 +47,13 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
 		return v
 	}
-	pick := func(flag, envName, file string) string {
-		if v := a.str(flag); a.set[flag] {
-			return v
-		}
-		if v := env(envName); v != "" {
-			return v
-		}
-		return file
-	}
 	var file config.RemoteCache
 	if cfg != nil {
 		file = cfg.RemoteCache
 	}
 	rc := &remote.Config{
-		URL:        pick("remote-cache", RemoteCacheEnv, file.URL),
-		Instance:   pick("remote-instance", RemoteInstanceEnv, file.Instance),
+		URL:        remoteSetting(p, a, "remote-cache", RemoteCacheEnv, file.URL),
+		Instance:   remoteSetting(p, a, "remote-instance", RemoteInstanceEnv, file.Instance),
 		Header:     env(RemoteHeaderEnv),
 		TLSCert:    env(RemoteTLSCertEnv),
 		TLSKey:     env(RemoteTLSKeyEnv),
@@ -94,6 +86,39 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 		return nil, usagef("%v", err)
 	}
 	return rc, nil
+}
+
+// remoteSetting is a remote-cache setting: the flag, else the variable,
+// else vx.json's value (file).
+func remoteSetting(p *Process, a *parsed, flag, envName, file string) string {
+	if v := a.str(flag); a.set[flag] {
+		return v
+	}
+	if v, _ := exec.LookupEnv(p.Environ, envName, p.GOOS); v != "" {
+		return v
+	}
+	return file
+}
+
+// envKey chooses the secret the values of the keys' variables are hashed
+// with (docs/cache.md, "Declared values"), from the settings alone, so that
+// every command of one setup (vx run, vx why, vx watch, vx graph) makes the
+// same keys: derived from VX_REMOTE_SIGNING_KEY when it is set, which the
+// team's machines share; else, with a remote cache configured, the public
+// one, so that machines still share entries; else nil, the store's own
+// random one.
+func envKey(p *Process, a *parsed, cfg *config.Config) *cache.EnvKey {
+	if k, _ := exec.LookupEnv(p.Environ, RemoteSigningEnv, p.GOOS); k != "" {
+		return cache.SigningEnvKey(k)
+	}
+	var file string
+	if cfg != nil {
+		file = cfg.RemoteCache.URL
+	}
+	if remoteSetting(p, a, "remote-cache", RemoteCacheEnv, file) != "" {
+		return cache.PublicEnvKey()
+	}
+	return nil
 }
 
 // startRemote starts the vx-remote helper for rc. A helper that cannot be

@@ -46,12 +46,14 @@ func runWatch(p *Process, a *parsed) (int, error) {
 		return ExitUsage, err
 	}
 	sel := selection(p, a, base)
+	var cfg *config.Config // the latest plan's
 	plan := func() (*workspace.Workspace, *run.Graph, error) {
-		ws, cfg, err := load(p, a)
+		ws, c, err := load(p, a)
 		if err != nil {
 			return nil, nil, err
 		}
-		return planWatch(p, ws, cfg, sel)
+		cfg = c
+		return planWatch(p, ws, c, sel)
 	}
 	ws, g, err := plan()
 	if err != nil {
@@ -68,7 +70,7 @@ func runWatch(p *Process, a *parsed) (int, error) {
 		return run.StopCode(p.Context), nil // Main has returned: start nothing
 	}
 	for {
-		end, err := watchOnce(p, a, ws, g, conc, grace, plan)
+		end, err := watchOnce(p, a, ws, cfg, g, conc, grace, plan)
 		if err != nil {
 			return ExitUsage, err
 		}
@@ -103,9 +105,9 @@ type watchEnd struct {
 
 // watchOnce watches the tasks of g until vx is stopped or the plan
 // changes. Its error is one of setting the watch up.
-func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, conc int, grace time.Duration,
+func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, conc int, grace time.Duration,
 	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
-	first, err := openCache(p, a, ws, g, true, nil)
+	first, err := openCache(p, a, ws, cfg, g, true, nil)
 	if err != nil {
 		return watchEnd{}, err
 	}
@@ -115,7 +117,7 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, g *run.Graph, con
 			first = nil
 			return tc
 		}
-		tc, err := openCache(p, a, ws, &run.Graph{Nodes: nodes}, true, nil)
+		tc, err := openCache(p, a, ws, cfg, &run.Graph{Nodes: nodes}, true, nil)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "vx: the task cache is off for these tasks: %v\n", err)
 		}

@@ -59,7 +59,7 @@ func runWhy(p *Process, a *parsed) (int, error) {
 		}
 		return whyAllHit, nil
 	}
-	tc, err := openCache(p, a, ws, g, false, nil)
+	tc, err := openCache(p, a, ws, cfg, g, false, nil)
 	if err != nil {
 		return ExitUsage, err
 	}

@@ -1,0 +1,143 @@
+package cache
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// EnvKey is the secret the values of a key's variables are hashed with:
+// each value enters the key as HMAC-SHA256(secret, name NUL value), so that
+// whoever reads a key (--dry-run=json, the store, a remote cache) cannot
+// check a guess of a value without the secret. Keys made with two secrets
+// differ: a changed secret makes misses, never a wrong hit.
+//
+// Where the secret comes from decides who can check guesses, and which
+// machines share keys (docs/cache.md, "Declared values"):
+//   - [SigningEnvKey]: derived from the remote cache's signing key, shared
+//     by the team's machines and CI, which then share entries;
+//   - [Store.EnvKey]: a random secret of one store, for a machine without a
+//     remote cache;
+//   - [PublicEnvKey]: a secret everyone knows, for a remote cache without a
+//     signing key: machines share entries, and anyone who reads a key can
+//     check a guess of a value in it.
+type EnvKey struct {
+	secret []byte
+	// Name says where the secret comes from, with a fingerprint of it
+	// ("store:3f2a9c0b1d4e5f60", "signing-key:…", "public"): the key's
+	// platform property env-key, so that `vx why` can tell a changed
+	// secret from changed values. The fingerprint reveals nothing of the
+	// secret.
+	Name string
+}
+
+// envKeyProperty is the platform property that names the EnvKey of a key.
+const envKeyProperty = "env-key"
+
+func newEnvKey(source string, secret []byte) *EnvKey {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("vx env key fingerprint v1"))
+	return &EnvKey{secret: secret, Name: source + ":" + hex.EncodeToString(m.Sum(nil)[:8])}
+}
+
+// SigningEnvKey returns the EnvKey derived from a remote cache's signing
+// key (VX_REMOTE_SIGNING_KEY): HMAC-SHA256(signingKey, "vx env values v1").
+// Everyone holding the signing key computes the same keys; nobody without
+// it can check a guess of a value. It is only as hard to guess as the
+// signing key: a key's variables include values anyone knows (CI=true), so
+// a short signing key can be found from a key by trying candidates.
+func SigningEnvKey(signingKey string) *EnvKey {
+	m := hmac.New(sha256.New, []byte(signingKey))
+	m.Write([]byte("vx env values v1"))
+	return newEnvKey("signing-key", m.Sum(nil))
+}
+
+// PublicEnvKey returns the EnvKey every vx knows: keys still match across
+// machines, and a value can be guessed from them (checked against a
+// list of candidates), as with a plain hash.
+func PublicEnvKey() *EnvKey {
+	return &EnvKey{secret: []byte("vx env values public v1"), Name: "public"}
+}
+
+// hash is how a variable's value enters the key: never in plain text.
+func (k *EnvKey) hash(name, value string) string {
+	m := hmac.New(sha256.New, k.secret)
+	m.Write([]byte(name))
+	m.Write([]byte{0})
+	m.Write([]byte(value))
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+}
+
+// envKeyName is the file of the store that holds its EnvKey's secret.
+const envKeyName = "env-key"
+
+const envKeyMagic = "vx-env-key 1\n"
+
+// EnvKey returns the store's own EnvKey: a random 32-byte secret created
+// with the store (the file env-key, readable by its owner only) and read
+// by every later run, so that keys stay the same from run to run on this
+// machine and nowhere else. Concurrent runs creating it agree on one
+// secret: each writes its own under tmp/ and links it into place, and the
+// first link wins. A damaged file is replaced, which makes every entry
+// made with it a miss.
+func (s *Store) EnvKey() (*EnvKey, error) {
+	p := filepath.Join(s.Dir, envKeyName)
+	if k, ok := readEnvKey(p); ok {
+		return k, nil
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("cache: cannot make the store's secret: %w", err)
+	}
+	data := []byte(envKeyMagic + hex.EncodeToString(secret) + "\n")
+	f, err := os.CreateTemp(filepath.Join(s.Dir, "tmp"), "w-env-key-*") // "w-": prune removes it when stale
+	if err != nil {
+		return nil, fmt.Errorf("cache: cannot write the store's secret: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data) // CreateTemp made it readable by its owner only (0600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: cannot write the store's secret: %w", err)
+	}
+	err = os.Link(tmp, p)
+	if err == nil {
+		return newEnvKey("store", secret), nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		if k, ok := readEnvKey(p); ok {
+			return k, nil // another vx made it first
+		}
+	}
+	// Damaged, or no hard link possible here: a rename is as whole,
+	// though two first runs may then use two secrets (misses, once).
+	if err := os.Rename(tmp, p); err != nil {
+		return nil, fmt.Errorf("cache: cannot write the store's secret: %w", err)
+	}
+	return newEnvKey("store", secret), nil
+}
+
+// readEnvKey reads the store's secret from p.
+func readEnvKey(p string) (*EnvKey, bool) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	h, ok := bytes.CutPrefix(data, []byte(envKeyMagic))
+	h = bytes.TrimSuffix(h, []byte("\n"))
+	secret, err := hex.DecodeString(string(h))
+	if !ok || err != nil || len(secret) != 32 {
+		return nil, false
+	}
+	return newEnvKey("store", secret), true
+}

@@ -1,0 +1,200 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func sha256Hex(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestEnvKeyHidesValues: a declared value enters the key as a keyed hash,
+// never in plain text nor as its plain SHA-256 (which anyone can check a
+// guess against); two secrets give two keys (a miss, never a wrong hit);
+// the same secret gives the same key, on any store.
+func TestEnvKeyHidesValues(t *testing.T) {
+	spec := func() *TaskSpec {
+		return &TaskSpec{ID: "web#deploy", RelDir: "web", Argv: []string{"deploy"},
+			Env: []Property{{Name: "DEPLOY_ENV", Value: "prod"}, {Name: "PIN", Value: "493817"}}}
+	}
+	key := func(ek *EnvKey) *Key { return keyOf(spec(), nil, nil, nil, ek) }
+
+	storeA, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeB, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := storeA.EnvKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := storeB.EnvKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]*Key{
+		"store A": key(a), "store B": key(b),
+		"signing key k1": key(SigningEnvKey("k1-0123456789abcdef")), "signing key k2": key(SigningEnvKey("k2-0123456789abcdef")),
+		"public": key(PublicEnvKey()),
+	}
+	seen := map[Digest]string{}
+	for name, k := range keys {
+		if other, dup := seen[k.Action]; dup {
+			t.Errorf("%s and %s give the same key", name, other)
+		}
+		seen[k.Action] = name
+		for i, e := range k.Env {
+			v := spec().Env[i].Value
+			if !strings.HasPrefix(e.Value, "hmac-sha256:") || strings.Contains(e.Value, v) || strings.Contains(e.Value, sha256Hex(v)) {
+				t.Errorf("%s: %s enters the key as %q", name, e.Name, e.Value)
+			}
+			for _, bytes := range [][]byte{k.command, k.action} {
+				if strings.Contains(string(bytes), v) || strings.Contains(string(bytes), sha256Hex(v)) {
+					t.Errorf("%s: the key's blobs hold %s's value or its SHA-256", name, e.Name)
+				}
+			}
+		}
+	}
+	// The same secret, the same key: a store read again, a signing key on
+	// another machine.
+	again, err := OpenStore(storeA.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := again.EnvKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key(a2).Action != keys["store A"].Action {
+		t.Error("the store's secret read again gives another key")
+	}
+	if key(SigningEnvKey("k1-0123456789abcdef")).Action != keys["signing key k1"].Action {
+		t.Error("one signing key gives two keys")
+	}
+	// The same value under two names hashes apart: keys do not show that
+	// two variables are equal.
+	if a.hash("X", "v") == a.hash("Y", "v") {
+		t.Error("one value under two names hashes the same")
+	}
+}
+
+// TestStoreEnvKey: the store's secret is made once, readable by its owner
+// only, shared by concurrent first runs, and a damaged file is replaced.
+func TestStoreEnvKey(t *testing.T) {
+	st, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	names := make([]string, 8)
+	for i := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, err := st.EnvKey()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			names[i] = k.Name
+		}()
+	}
+	wg.Wait()
+	for _, n := range names {
+		if n != names[0] || !strings.HasPrefix(n, "store:") {
+			t.Fatalf("concurrent first runs: %q", names)
+		}
+	}
+	p := filepath.Join(st.Dir, envKeyName)
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s is %v, want -rw-------", envKeyName, fi.Mode().Perm())
+	}
+	if tmp, _ := os.ReadDir(filepath.Join(st.Dir, "tmp")); len(tmp) != 0 {
+		t.Errorf("tmp/ holds %d files after the secret was made", len(tmp))
+	}
+	data, _ := os.ReadFile(p)
+	if strings.Contains(names[0], strings.TrimSpace(strings.TrimPrefix(string(data), envKeyMagic))) {
+		t.Error("the secret's name shows the secret")
+	}
+	if err := os.WriteFile(p, []byte("damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, err := st.EnvKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Name == names[0] {
+		t.Error("a damaged secret was read as the old one")
+	}
+	if k2, err := st.EnvKey(); err != nil || k2.Name != k.Name {
+		t.Errorf("the replaced secret is not kept: %v, %v", k2, err)
+	}
+}
+
+// TestCacheMissesUnderAnotherSecret: an entry stored with one secret is
+// not found with another: a changed secret makes misses, never a hit on
+// another secret's entry.
+func TestCacheMissesUnderAnotherSecret(t *testing.T) {
+	dir := t.TempDir()
+	open := func(ek *EnvKey) *Cache {
+		c, err := New(Options{Dir: dir, Root: t.TempDir(), Read: true, Write: true, EnvKey: ek})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	spec := &TaskSpec{ID: "web#build", RelDir: "web", Argv: []string{"build"}, Env: []Property{{Name: "NODE_ENV", Value: "production"}}}
+	first := open(nil) // the store's own secret
+	k := keyOf(spec, nil, nil, first.platform(), first.envKey)
+	f := &whyFixture{c: first}
+	f.store(t, k)
+	if !first.Has(k) {
+		t.Fatal("the stored entry is not found with its own secret")
+	}
+	if !open(nil).Has(keyOf(spec, nil, nil, first.platform(), open(nil).envKey)) {
+		t.Error("the store's secret changed between two runs")
+	}
+	for _, ek := range []*EnvKey{SigningEnvKey("team-key-0123456789"), PublicEnvKey()} {
+		c := open(ek)
+		if c.Has(keyOf(spec, nil, nil, c.platform(), c.envKey)) {
+			t.Errorf("%s: a hit on the entry of another secret", ek.Name)
+		}
+	}
+}
+
+// TestWhySecretChanged: when the secret changed, vx why says so once and
+// does not claim that every variable changed.
+func TestWhySecretChanged(t *testing.T) {
+	f := newWhyFixture(t)
+	f.store(t, f.key())
+	f.c.envKey = SigningEnvKey("team-key-0123456789")
+	f.spec.Env = append(f.spec.Env, Property{Name: "ADDED", Value: "1"})
+	w := f.c.Why(f.key(), nil)
+	var kinds []string
+	for _, c := range w.Changes {
+		kinds = append(kinds, c.Kind+" "+c.Change+" "+c.Name)
+	}
+	want := "platform modified env-key,env added ADDED"
+	if strings.Join(kinds, ",") != want {
+		t.Errorf("changes %q, want %q", kinds, want)
+	}
+	if !strings.HasPrefix(w.Reason, "the secret the variables' values are hashed with changed (store:") ||
+		!strings.Contains(w.Reason, "→ signing-key:") {
+		t.Errorf("reason %q", w.Reason)
+	}
+}
