@@ -303,6 +303,9 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 	})
 
 	t.Run("signing on, unsigned entry: miss", func(t *testing.T) {
+		// The signing key also keys the variables' values (docs/cache.md,
+		// "Declared values"): the unsigned entries are under other keys,
+		// and would not verify either (internal/remote/reapi's tests).
 		signed := append(remoteEnv, "VX_REMOTE_SIGNING_KEY=team-key-0123456789")
 		c := newRemoteClone(t, runs)
 		r := c.vx(signed, "run", "build", "--remote-write")
@@ -313,7 +316,7 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 		if strings.Contains(r.stderr+r.stdout, "team-key-0123456789") {
 			t.Fatal("the signing key was printed")
 		}
-		// C wrote signed entries over them: a signing reader now hits.
+		// C wrote signed entries: a signing reader now hits.
 		d := newRemoteClone(t, runs)
 		mustOK(t, d.vx(signed, "run", "build"))
 		if got := takeRuns(t, runs); len(got) != 0 {
@@ -349,6 +352,46 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 			t.Fatalf("outputs after the rerun differ:\nwant %v\ngot  %v", want, tree)
 		}
 	})
+}
+
+// TestRemoteNeverHoldsValues: what vx uploads (Actions, Commands, results)
+// holds no declared value, in clear or as its plain SHA-256, with a
+// signing key or without one. The server stores blobs uncompressed, so
+// that a value would show.
+func TestRemoteNeverHoldsValues(t *testing.T) {
+	skipRemoteE2E(t)
+	srv := remotetest.Start(t, remotetest.Options{Args: []string{"--storage_mode", "uncompressed"}})
+	runs := filepath.Join(testdir.New(t), "runs.log")
+	values := []string{"vx-remote-unsigned-4821", "vx-remote-signed-7730"}
+	for i, env := range [][]string{nil, {"VX_REMOTE_SIGNING_KEY=team-key-0123456789"}} {
+		c := newRemoteClone(t, runs)
+		for _, p := range []string{"a", "b"} { // they use the value, and print nothing of it (their logs are theirs)
+			c.write("packages/"+p+"/build.sh", "mkdir -p dist && test -n \"$DECLARED\" && echo ok > dist/out.txt\n")
+		}
+		r := c.vx(append(env, "VX_REMOTE_CACHE="+srv.URL, "DECLARED="+values[i]), "run", "build", "--remote-write")
+		mustOK(t, r)
+		if i == 0 && !strings.Contains(r.stderr, "without VX_REMOTE_SIGNING_KEY") {
+			t.Errorf("an unsigned upload of declared values does not warn:\n%s", r.stderr)
+		}
+	}
+	n := 0
+	filepath.WalkDir(srv.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		n++
+		for _, v := range values {
+			sum := sha256.Sum256([]byte(v))
+			if bytes.Contains(data, []byte(v)) || bytes.Contains(data, []byte(hex.EncodeToString(sum[:]))) {
+				t.Errorf("the server's %s holds %q or its SHA-256", p, v)
+			}
+		}
+		return nil
+	})
+	if n < 8 {
+		t.Fatalf("the server holds %d files: nothing was uploaded", n)
+	}
 }
 
 // TestRemoteCacheServerDies: the server is killed in the middle of a run

@@ -78,10 +78,12 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		EnvKey:  envKey(p, a, cfg),
 	}
 	if rc != nil && (o.Read || (write && rc.Write)) {
-		if rc.SigningKey == "" && declares(g) {
-			fmt.Fprintf(p.Stderr, "vx: remote cache: without %s, the values of declared variables enter the shared keys "+
-				"hashed with a public salt: whoever reads a key (the remote, --dry-run=json) can check a guess of a value; "+
-				"set %s (docs/cache.md, \"Declared values\")\n", RemoteSigningEnv, RemoteSigningEnv)
+		if write && rc.Write && rc.SigningKey == "" && declares(g) {
+			// Once per run, where the keys leave the machine: the
+			// Commands this run uploads name each variable with its hash.
+			fmt.Fprintf(p.Stderr, "vx: without %s, the declared variables' values in the keys this run uploads are hashed "+
+				"with a public salt: whoever reads the remote cache can check a guess of a value; set %s on every machine "+
+				"that shares the cache (docs/cache.md, \"Declared values\")\n", RemoteSigningEnv, RemoteSigningEnv)
 		}
 		// The helper starts on the first remote call: a run whose tasks
 		// all hit the local store never starts it.
