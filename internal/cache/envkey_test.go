@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 func sha256Hex(v string) string {
@@ -27,11 +29,11 @@ func TestEnvKeyHidesValues(t *testing.T) {
 	}
 	key := func(ek *EnvKey) *Key { return keyOf(spec(), nil, nil, nil, ek) }
 
-	storeA, err := OpenStore(t.TempDir())
+	storeA, err := OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	storeB, err := OpenStore(t.TempDir())
+	storeB, err := OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestEnvKeyHidesValues(t *testing.T) {
 // TestStoreEnvKey: the store's secret is made once, readable by its owner
 // only, shared by concurrent first runs, and a damaged file is replaced.
 func TestStoreEnvKey(t *testing.T) {
-	st, err := OpenStore(t.TempDir())
+	st, err := OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +152,9 @@ func TestStoreEnvKey(t *testing.T) {
 // not found with another: a changed secret makes misses, never a hit on
 // another secret's entry.
 func TestCacheMissesUnderAnotherSecret(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	open := func(ek *EnvKey) *Cache {
-		c, err := New(Options{Dir: dir, Root: t.TempDir(), Read: true, Write: true, EnvKey: ek})
+		c, err := New(Options{Dir: dir, Root: testdir.New(t), Read: true, Write: true, EnvKey: ek})
 		if err != nil {
 			t.Fatal(err)
 		}
