@@ -85,7 +85,8 @@ func TestGlobListMatchesDoublestar(t *testing.T) {
 func TestInputPaths(t *testing.T) {
 	files := map[string]fileState{}
 	for _, p := range []string{"package.json", "pnpm-lock.yaml", "scripts/build.mjs", "scripts/x.txt",
-		"web/package.json", "web/src/a.ts", "web/dist/a.js", "web/README.md", "webapp/a.ts"} {
+		"web/package.json", "web/src/a.ts", "web/dist/a.js", "web/README.md", "webapp/a.ts",
+		"mid/package.json", "mid/src/x.ts", "leaf/y.ts"} {
 		files[p] = fileState{id: "id"}
 	}
 	files["web/dist/a.js"] = fileState{id: "id", produced: true}   // vx wrote it
@@ -105,7 +106,12 @@ func TestInputPaths(t *testing.T) {
 		{"empty inputs", TaskSpec{RelDir: "web", Inputs: []string{}},
 			[]string{"pnpm-lock.yaml", "web/package.json"}},
 		{"root project: everything", TaskSpec{RelDir: ".", Outputs: []string{"web/dist/**"}},
-			[]string{"package.json", "pnpm-lock.yaml",
+			[]string{"leaf/y.ts", "mid/package.json", "mid/src/x.ts", "package.json", "pnpm-lock.yaml",
+				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/dist/mine.js", "web/package.json", "web/src/a.ts", "webapp/a.ts"}},
+		{"source dependencies: all their files, whatever the inputs, each once", TaskSpec{RelDir: "web", Inputs: []string{"src/**", "//mid/src/**"}, SourceDeps: []string{"leaf", "mid"}},
+			[]string{"leaf/y.ts", "mid/package.json", "mid/src/x.ts", "pnpm-lock.yaml", "web/package.json", "web/src/a.ts"}},
+		{"the root as a source dependency: everything but the task's outputs", TaskSpec{RelDir: "web", Inputs: []string{"src/**"}, Outputs: []string{"dist/**"}, SourceDeps: []string{"."}},
+			[]string{"leaf/y.ts", "mid/package.json", "mid/src/x.ts", "package.json", "pnpm-lock.yaml",
 				"scripts/build.mjs", "scripts/x.txt", "web/README.md", "web/dist/mine.js", "web/package.json", "web/src/a.ts", "webapp/a.ts"}},
 	}
 	for _, tt := range tests {

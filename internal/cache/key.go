@@ -31,11 +31,17 @@ type TaskSpec struct {
 	// variables with paths made relative to the root); a variable the task
 	// does not see is absent. Values enter the key hashed with a secret
 	// ([EnvKey]).
-	Env     []Property
-	Inputs  []string // vx.json "inputs"; nil = the default set
-	Outputs []string // vx.json "outputs"
-	Deps    []DepKey // the keys of the tasks it depends on
-	Node    string   // the version of the node in the task's PATH, "" when there is none
+	Env    []Property
+	Inputs []string // vx.json "inputs"; nil = the default set
+	// SourceDeps are the directories (from the root, slash-separated) of
+	// the workspace dependencies that the task's "^name" dependsOn went
+	// through because they have no such task: each one's files, as the
+	// default inputs take them, and its package.json are inputs too,
+	// whatever Inputs says, but for the task's own outputs.
+	SourceDeps []string
+	Outputs    []string // vx.json "outputs"
+	Deps       []DepKey // the keys of the tasks it depends on
+	Node       string   // the version of the node in the task's PATH, "" when there is none
 }
 
 // DepKey is the key of a task this one depends on.
@@ -217,11 +223,26 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 			}
 		}
 	}
+	manifests := append([]string{path.Join(t.RelDir, "package.json")}, Lockfiles...)
+	for _, d := range t.SourceDeps {
+		// Every file of the dependency, but the task's outputs (a
+		// dependency may hold the project, or the project it).
+		di, dj := snap.rangeOf(d)
+		for k := di; k < dj; k++ {
+			p := snap.paths[k]
+			if rel, in := projectRel(t.RelDir, p); !isOutput(p, rel, in) {
+				add(k)
+			}
+		}
+		manifests = append(manifests, path.Join(d, "package.json"))
+	}
 	// package.json and the lockfiles, always: most often package.json is
 	// there already and the lockfiles go in front of or among the rest;
 	// each is put in its place rather than sorting the whole list again.
-	sorted := sort.SliceIsSorted(out, func(a, b int) bool { return out[a].Path < out[b].Path })
-	for _, p := range append([]string{path.Join(t.RelDir, "package.json")}, Lockfiles...) {
+	// The files of source dependencies may repeat a root glob's: sorted
+	// and compacted below.
+	sorted := len(t.SourceDeps) == 0 && sort.SliceIsSorted(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	for _, p := range manifests {
 		k := sort.Search(len(out), func(k int) bool { return out[k].Path >= p })
 		if sorted && k < len(out) && out[k].Path == p {
 			continue
@@ -279,7 +300,7 @@ func rootGlobBases(list []string) []string {
 // scanDirs returns the root-relative paths whose files can be inputs of t:
 // for rescanning after it ran.
 func scanDirs(t *TaskSpec) []string {
-	dirs := []string{t.RelDir}
+	dirs := append([]string{t.RelDir}, t.SourceDeps...)
 	if t.RelDir != "." {
 		dirs = append(dirs, rootGlobBases(t.Inputs)...)
 		dirs = append(dirs, Lockfiles...)

@@ -22,6 +22,7 @@ type InputMatcher struct {
 	inputs, outputs globList
 	roots           []string // the bases of the inputs' root-relative globs: none, no file outside the project
 	manifest        string   // the project's package.json, from the root
+	sources         []string // TaskSpec.SourceDeps
 	store           string   // the store's directory from the root, "" when outside
 }
 
@@ -36,37 +37,49 @@ func NewInputMatcher(t *TaskSpec, store string) *InputMatcher {
 		outputs:  compileGlobs(t.Outputs),
 		roots:    rootGlobBases(t.Inputs),
 		manifest: path.Join(t.RelDir, "package.json"),
+		sources:  t.SourceDeps,
 		store:    store,
 	}
 }
 
 // Match reports whether the file at p (slash-separated, from the root)
 // is one of the task's inputs when it exists. ignored says that git
-// ignores it, which leaves it out, unless it is the project's package.json
-// or a root lockfile: those are in every key that way. A file under a
-// node_modules or .git directory, or in the store, never is one, and
-// neither is a file the task's outputs match.
+// ignores it, which leaves it out, unless it is the package.json of the
+// project or of a source dependency, or a root lockfile: those are in
+// every key that way. A file under a node_modules or .git directory, or
+// in the store, never is one, and neither is a file the task's outputs
+// match.
 func (m *InputMatcher) Match(p string, ignored bool) bool {
 	if p == m.manifest || isLockfile(p) {
 		return true
+	}
+	for _, d := range m.sources {
+		if p == path.Join(d, "package.json") {
+			return true
+		}
 	}
 	if ignored || hasNodeModules(p) || hasGitDir(p) || m.store != "" && (p == m.store || strings.HasPrefix(p, m.store+"/")) {
 		return false
 	}
 	rel, in := projectRel(m.relDir, p)
-	if in {
-		if m.explicit && !m.inputs.match(p, rel, true) {
-			return false
-		}
-		return len(m.outputs) == 0 || !m.outputs.match(p, rel, true)
+	if in && len(m.outputs) > 0 && m.outputs.match(p, rel, true) {
+		return false
 	}
-	return len(m.roots) > 0 && m.inputs.match(p, "", false)
+	if in && (!m.explicit || m.inputs.match(p, rel, true)) {
+		return true
+	}
+	for _, d := range m.sources {
+		if _, under := projectRel(d, p); under {
+			return true
+		}
+	}
+	return !in && len(m.roots) > 0 && m.inputs.match(p, "", false)
 }
 
 // InputDirs returns the paths (slash-separated, from the root) under
-// which t's input files can be: its project's directory, the bases of its
-// root-relative input globs, and the lockfiles; just "." when that is the
-// whole workspace.
+// which t's input files can be: its project's directory, those of its
+// source dependencies, the bases of its root-relative input globs, and the
+// lockfiles; just "." when that is the whole workspace.
 func InputDirs(t *TaskSpec) []string {
 	if dirs := scanDirs(t); dirs != nil {
 		return dirs

@@ -27,8 +27,10 @@ func TestInputMatcherAgrees(t *testing.T) {
 		"webapp/a.ts", "webapp/package.json",
 		"node_modules/.cache/vx/memo", "node_modules/left-pad/index.js", ".git/index", ".cache/vx/ac/00/x",
 		"ui/package.json", "ui/src/u.ts", "ui/package-lock.json",
+		"mid/package.json", "mid/src/x.ts", "mid/dist/x.js", "mid/node_modules/y/index.js", "leaf/package.json", "leaf/y.ts",
 	}
-	ignored := map[string]bool{"web/gen/ignored.ts": true, "web/.env.local": true, "yarn.lock": true, "webapp/package.json": true}
+	ignored := map[string]bool{"web/gen/ignored.ts": true, "web/.env.local": true, "yarn.lock": true, "webapp/package.json": true,
+		"mid/dist/x.js": true, "leaf/package.json": true}
 	tests := []struct {
 		name  string
 		spec  TaskSpec
@@ -45,6 +47,11 @@ func TestInputMatcherAgrees(t *testing.T) {
 		{"the root project: everything", TaskSpec{RelDir: ".", Outputs: []string{"web/dist/**"}}, ""},
 		{"the store inside the workspace", TaskSpec{RelDir: "."}, ".cache/vx"},
 		{"a project's own lockfile is an ordinary file", TaskSpec{RelDir: "ui", Inputs: []string{"src/**"}}, ""},
+		{"source dependencies: their files, whatever inputs say", TaskSpec{RelDir: "web", Inputs: []string{"src/**"}, Outputs: []string{"dist/**"}, SourceDeps: []string{"leaf", "mid"}}, ""},
+		{"a source dependency a root glob covers too", TaskSpec{RelDir: "web", Inputs: []string{"src/**", "//mid/src/**"}, SourceDeps: []string{"mid"}}, ""},
+		{"a source dependency inside the project follows its rules", TaskSpec{RelDir: "web", Inputs: []string{"src/**"}, SourceDeps: []string{"web/nested"}}, ""},
+		{"the root as a source dependency", TaskSpec{RelDir: "web", Outputs: []string{"dist/**"}, SourceDeps: []string{"."}}, ".cache/vx"},
+		{"a root task with source dependencies", TaskSpec{RelDir: ".", Inputs: []string{"scripts/**"}, SourceDeps: []string{"mid"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,7 +57,7 @@ func (tc *TaskCache) Key(n *Node) (*cache.Key, error) {
 func (tc *TaskCache) Start(nodes []*Node) {
 	scope := make([]*cache.TaskSpec, 0, len(nodes))
 	for _, n := range nodes {
-		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs})
+		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, SourceDeps: sourceDirs(n)})
 	}
 	tc.C.Prepare(scope)
 	var todo []*Node
@@ -165,8 +165,22 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		Env:     keyEnv,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
-		Node:    tc.C.NodeVersion(env),
+		// The files of the workspace dependencies without the task.
+		SourceDeps: sourceDirs(n),
+		Node:       tc.C.NodeVersion(env),
 	}
+}
+
+// sourceDirs returns the directories of n's SourceDeps, from the root.
+func sourceDirs(n *Node) []string {
+	if len(n.SourceDeps) == 0 {
+		return nil
+	}
+	dirs := make([]string, len(n.SourceDeps))
+	for i, p := range n.SourceDeps {
+		dirs[i] = p.RelDir
+	}
+	return dirs
 }
 
 // before is called when n is about to start, with the writers its output

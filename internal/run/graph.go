@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +25,13 @@ type Node struct {
 	Pre, Post string
 	Config    config.Task // the task's declarations (dependsOn, env)
 	Deps      []*Node     // the tasks that finish before this one starts, sorted by ID
-	Target    bool        // asked for on the command line (not only a dependency): gets the arguments after --
+	// SourceDeps are the workspace dependencies that a "^name" entry of
+	// dependsOn reached but that have no such script (a source-only
+	// package the task reads), transitively through further ones without
+	// it, each once, sorted by RelDir: their files are part of the task's
+	// key, as turbo's no-op tasks make them part of its hash.
+	SourceDeps []*workspace.Project
+	Target     bool // asked for on the command line (not only a dependency): gets the arguments after --
 	// Cacheable: vx.json has an entry for the task that is neither
 	// "cache": false nor persistent. A script without an entry is never
 	// cached.
@@ -91,7 +98,8 @@ type Selection struct {
 // task of the same project, "project#name" that exact task. A "^name"
 // dependency on a project without the script is satisfied through that
 // project's own dependencies, transitively (as turbo does): web -> ui ->
-// utils where ui has no build still builds utils before web. A referenced
+// utils where ui has no build still builds utils before web, and ui's
+// files are part of web's build key (Node.SourceDeps). A referenced
 // task whose project has no such script is otherwise skipped. A cycle is an
 // error that prints it, and so is a plan that would hold two projects of
 // the same name (their task ids would collide), or a "^name" dependency
@@ -294,10 +302,11 @@ func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
 	}
 	p.state[n] = 1
 	p.stack = append(p.stack, n)
-	deps, err := p.resolveDeps(n)
+	deps, sources, err := p.resolveDeps(n)
 	if err != nil {
 		return nil, err
 	}
+	n.SourceDeps = sources
 	for _, d := range deps {
 		dn, err := p.visit(d.proj, d.task)
 		if err != nil {
@@ -324,9 +333,12 @@ type taskRef struct {
 }
 
 // resolveDeps turns n's dependsOn entries into the tasks that exist,
-// sorted by ID so the plan does not depend on declaration order.
-func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
+// sorted by ID so the plan does not depend on declaration order, and
+// returns the projects a "^name" entry went through because they have no
+// such script (n's SourceDeps).
+func (p *planner) resolveDeps(n *Node) ([]taskRef, []*workspace.Project, error) {
 	var refs []taskRef
+	var sources []*workspace.Project
 	add := func(proj *workspace.Project, task string) {
 		if _, ok := proj.Scripts[task]; ok {
 			refs = append(refs, taskRef{proj, task})
@@ -354,6 +366,7 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
 						add(d, task)
 						continue
 					}
+					sources = append(sources, d)
 					if err := walk(d); err != nil {
 						return err
 					}
@@ -361,12 +374,12 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
 				return nil
 			}
 			if err := walk(n.Project); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		case strings.Contains(dep, "#"):
 			proj, task, _, err := ExactTask(p.ws, dep)
 			if err != nil {
-				return nil, fmt.Errorf("task %q depends on %q, but %w", n.ID, dep, err)
+				return nil, nil, fmt.Errorf("task %q depends on %q, but %w", n.ID, dep, err)
 			}
 			add(proj, task)
 		default:
@@ -376,7 +389,10 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, error) {
 	sort.Slice(refs, func(i, j int) bool {
 		return TaskID(refs[i].proj, refs[i].task) < TaskID(refs[j].proj, refs[j].task)
 	})
-	return refs, nil
+	// Two "^" entries can go through the same project.
+	sort.Slice(sources, func(i, j int) bool { return sources[i].RelDir < sources[j].RelDir })
+	sources = slices.Compact(sources)
+	return refs, sources, nil
 }
 
 func (p *planner) cycle(n *Node) error {

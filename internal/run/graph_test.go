@@ -310,6 +310,64 @@ func TestPlanThroughProjectWithoutScript(t *testing.T) {
 	}
 }
 
+// TestPlanSourceDeps: the projects a "^name" entry goes through because
+// they lack the script are the task's SourceDeps (their files are in its
+// key): transitively, each once through a diamond or a cycle, stopping at
+// a project that has the script; the union over several "^" entries; none
+// for a task without one.
+func TestPlanSourceDeps(t *testing.T) {
+	ws := testWorkspace(t,
+		"root::",
+		"utils::build",
+		"ui:utils:gen",
+		"shell:ui:",
+		"web:shell,ui:build,test",
+		"loop1:loop2:",
+		"loop2:loop1,utils:",
+		"app:loop1,app:build,test",
+		"hasbuild:ui:build,gen",
+		"top:hasbuild:build,test",
+	)
+	cfg := mustConfig(t, `{"tasks": {
+		"build": {"dependsOn": ["^build", "^gen"]},
+		"test": {"dependsOn": ["build", "utils#build"]}
+	}}`)
+	for _, tt := range []struct {
+		current string
+		want    map[string][]string // task id: its SourceDeps, by RelDir
+	}{
+		// ui reached twice (web -> ui, web -> shell -> ui): once; ui has
+		// gen, not build: a source of build's key all the same.
+		{"web", map[string][]string{"web#build": {"packages/shell", "packages/ui"}}},
+		// A cycle of projects without the script, and app depending on
+		// itself: each once, never app; utils has build but no gen: its
+		// files are in through "^gen" (as turbo's no-op utils#gen).
+		{"app", map[string][]string{"app#build": {"packages/loop1", "packages/loop2", "packages/utils"}}},
+		// top stops at hasbuild, which has the task: its key covers ui.
+		{"top", map[string][]string{"top#build": nil, "hasbuild#build": {"packages/ui"}}},
+	} {
+		w := &workspace.Workspace{Root: ws.Root, Projects: ws.Projects}
+		w.Current = w.Project(tt.current)
+		g, err := Plan(w, cfg, Selection{Tasks: []string{"build", "test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		for _, n := range g.Nodes {
+			var dirs []string
+			for _, p := range n.SourceDeps {
+				dirs = append(dirs, p.RelDir)
+			}
+			if _, asked := tt.want[n.ID]; asked || dirs != nil {
+				got[n.ID] = dirs
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: SourceDeps (-want +got):\n%s", tt.current, diff)
+		}
+	}
+}
+
 // TestPlanDuplicateNames: two projects may share a name until the plan needs
 // the name to pick one, and then the error names both directories.
 func TestPlanDuplicateNames(t *testing.T) {

@@ -34,7 +34,7 @@ func newWatchInputs(g *Graph, store string) *watchInputs {
 
 // inputSpec is what of n's key says where its input files are.
 func inputSpec(n *Node) *cache.TaskSpec {
-	return &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, Outputs: n.Config.Outputs}
+	return &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, Outputs: n.Config.Outputs, SourceDeps: sourceDirs(n)}
 }
 
 // WatchPaths returns the paths (slash-separated, from the root) under
@@ -124,7 +124,9 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 
 // planFiles reports whether a changed file is one the plan is made of:
 // vx.json, a vx.config.* (the root's or a project's of g),
-// pnpm-workspace.yaml, the root's package.json or that of a project of g.
+// pnpm-workspace.yaml, the root's package.json or that of a project of g
+// or of a source dependency of one (its dependencies decide which
+// projects' files are in a key).
 // A change to one may change the tasks' scripts or their dependencies: vx
 // watch plans again.
 func planFiles(g *Graph, changes []watch.Change) []string {
@@ -136,6 +138,9 @@ func planFiles(g *Graph, changes []watch.Change) []string {
 		manifests[path.Join(n.Project.RelDir, "package.json")] = true
 		for _, name := range jsconfig.FileNames {
 			manifests[path.Join(n.Project.RelDir, name)] = true
+		}
+		for _, d := range n.SourceDeps {
+			manifests[path.Join(d.RelDir, "package.json")] = true
 		}
 	}
 	var out []string

@@ -167,3 +167,42 @@ func TestChangedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchSourceDeps: a file of a workspace dependency without the task
+// (app -> mid -> leaf, only app has build) reruns the dependent, as it is
+// in its key; mid's and leaf's directories are watched, and their
+// package.json makes vx watch plan again (it says which projects are in).
+func TestWatchSourceDeps(t *testing.T) {
+	ws := testWorkspace(t, "root::", "leaf::", "mid:leaf:", "app:mid:build", "other::")
+	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"], "outputs": ["dist/**"], "inputs": ["src/**"]}}}`)
+	g, err := Plan(ws, cfg, Selection{Tasks: []string{"build"}, Dir: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi := newWatchInputs(g, "")
+	for _, tt := range []struct {
+		change watch.Change
+		want   int // tasks rerun
+	}{
+		{watch.Change{Path: "packages/leaf/src/y.ts"}, 1},
+		{watch.Change{Path: "packages/mid/README.md"}, 1},
+		{watch.Change{Path: "packages/mid/package.json", Ignored: true}, 1},
+		{watch.Change{Path: "packages/mid/src/gen.ts", Ignored: true}, 0},
+		{watch.Change{Path: "packages/mid/node_modules/x/i.js"}, 0},
+		{watch.Change{Path: "packages/other/src/o.ts"}, 0},
+	} {
+		r := planRerun(g, wi, watch.Batch{Changes: []watch.Change{tt.change}}, func(*Node, watch.Change) bool { return false })
+		if len(r.Nodes) != tt.want {
+			t.Errorf("%s: %d tasks rerun, want %d", tt.change.Path, len(r.Nodes), tt.want)
+		}
+	}
+	want := []string{"bun.lock", "bun.lockb", "npm-shrinkwrap.json", "package-lock.json", "packages/app", "packages/leaf", "packages/mid",
+		"pnpm-lock.yaml", "yarn.lock"}
+	if diff := cmp.Diff(want, WatchPaths(g)); diff != "" {
+		t.Errorf("WatchPaths (-want +got):\n%s", diff)
+	}
+	got := planFiles(g, []watch.Change{{Path: "packages/mid/package.json"}, {Path: "packages/leaf/package.json"}, {Path: "packages/other/package.json"}})
+	if diff := cmp.Diff([]string{"packages/mid/package.json", "packages/leaf/package.json"}, got); diff != "" {
+		t.Errorf("planFiles (-want +got):\n%s", diff)
+	}
+}
