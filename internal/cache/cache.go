@@ -426,11 +426,18 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 	case <-c.ctx.Done():
 		return nil, false
 	}
-	if p.err == nil {
-		return p.hit, true
+	hit, err := p.hit, p.err
+	if errors.Is(err, ErrNotFound) {
+		// The look was made when the key was computed, before the task's
+		// lock: another vx run that held the lock may have stored the
+		// entry since. One more read of the store costs less than the run.
+		hit, err = c.readLocal(k)
 	}
-	if !errors.Is(p.err, ErrNotFound) {
-		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), p.err)
+	if err == nil {
+		return hit, true
+	}
+	if !errors.Is(err, ErrNotFound) {
+		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), err)
 	}
 	if c.opts.Remote == nil {
 		return nil, false

@@ -633,3 +633,47 @@ func TestLockTaskWithoutLocks(t *testing.T) {
 		t.Errorf("%d warnings, want one:\n%s", n, warn.String())
 	}
 }
+
+// TestLookupSeesEntryStoredAfterPrefetch: two vx runs of one task; the
+// second looked its key up in the background (Prefetch) before it waited
+// for the task's lock, and the first stored the entry meanwhile. The
+// second's Lookup after the wait is a hit, not the stale miss.
+func TestLookupSeesEntryStoredAfterPrefetch(t *testing.T) {
+	root := testdir.New(t)
+	os.MkdirAll(filepath.Join(root, "p"), 0o755)
+	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	store := testdir.New(t)
+	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
+	open := func() (*Cache, *Key) {
+		c, err := New(Options{Dir: store, Root: root, Read: true, Write: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := c.Key(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, k
+	}
+	first, k1 := open()
+	second, k2 := open()
+	second.Prefetch(k2)
+	v, ok := second.prefetched.Load(k2.Action.Hash)
+	if !ok {
+		t.Fatal("Prefetch started no look")
+	}
+	<-v.(*prefetch).done // the store has no entry yet
+
+	cp, err := first.NewCapture(k1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Stdout.WriteString("built\n")
+	first.Save(k1, cp, filepath.Join(root, "p"))
+	first.Close()
+
+	if _, ok := second.Lookup(k2); !ok {
+		t.Error("Lookup after another run stored the entry: a miss (the answer of the look made before)")
+	}
+	second.Close()
+}
