@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // Options configure [New].
@@ -344,12 +345,35 @@ func (c *Cache) Key(t *TaskSpec) (*Key, error) {
 // Inputs returns t's input files as they were when the run started: most
 // of the work of its key, which does not need t.Deps.
 func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
+	if l := linkedDir(c.opts.Root, t.RelDir); l != "" {
+		return Inputs{}, fmt.Errorf("cache: project directory %s is behind the symbolic link %s: vx lists no file through a link, so the key would hold none of the project's files; move the project into the workspace, or set \"cache\": false", quote.Q(t.RelDir), quote.Q(l))
+	}
 	snap, err := c.snapshotFor(t)
 	if err != nil {
 		return Inputs{}, err
 	}
 	files := c.inputFilesOf(snap, t, &c.walks, c.extraFile, nil)
 	return Inputs{files, fileLines(files), snap}, nil
+}
+
+// linkedDir returns the first element of rel, a directory relative to
+// root, that is a symbolic link (or a Windows junction), or "": git lists
+// a link as one file, and neither git nor a walk lists the files behind
+// it, so a project reached through one would have none of its files in
+// its key.
+func linkedDir(root, rel string) string {
+	if rel == "." || rel == "" {
+		return ""
+	}
+	p := root
+	parts := strings.Split(rel, "/")
+	for i, e := range parts {
+		p = filepath.Join(p, e)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
+			return strings.Join(parts[:i+1], "/")
+		}
+	}
+	return ""
 }
 
 // inputFilesOf returns t's input files: those of snap, and those git
