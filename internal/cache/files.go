@@ -194,6 +194,9 @@ func (sc *scanner) runGitInput(stdin io.Reader, args ...string) ([]byte, error) 
 		if strings.Contains(msg, "not a git repository") {
 			return nil, errNoRepo
 		}
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = strings.TrimSpace(msg[:i]) // a warning is one line; git's advice follows the first
+		}
 		return nil, fmt.Errorf("cache: git %s: %v: %s", strings.Join(args, " "), err, msg)
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -622,5 +623,28 @@ func TestTaskChangingYourFileIsNotStored(t *testing.T) {
 		if warn != want {
 			t.Errorf("tracked %v, other content: warnings %q, want %q", tracked, warn, want)
 		}
+	}
+}
+
+// TestGitErrorIsOneLine: git's refusals come with advice on more lines
+// (a repository of another user: "detected dubious ownership", then the
+// command to allow it); vx's warning keeps the first, on one line.
+func TestGitErrorIsOneLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake git is a shell script")
+	}
+	dir := testdir.New(t)
+	git := filepath.Join(dir, "git")
+	script := "#!/bin/sh\nprintf \"fatal: detected dubious ownership in repository at '/r'\\nTo add an exception for this directory, call:\\n\\n\\tgit config --global --add safe.directory /r\\n\" >&2\nexit 128\n"
+	if err := os.WriteFile(git, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc := &scanner{root: dir, git: git}
+	_, err := sc.runGit("ls-files")
+	if err == nil {
+		t.Fatal("no error from a git that failed")
+	}
+	if want := "fatal: detected dubious ownership in repository at '/r'"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %q, want one line ending in %q", err, want)
 	}
 }
