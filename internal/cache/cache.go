@@ -450,33 +450,33 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 	case <-c.ctx.Done():
 		return nil, false
 	}
-	hit, err := p.hit, p.err
-	if errors.Is(err, ErrNotFound) {
+	if p.err == nil {
+		return p.hit, true
+	}
+	if !errors.Is(p.err, ErrNotFound) {
+		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), p.err)
+	}
+	if c.opts.Remote != nil {
+		select {
+		case <-p.remoteDone:
+		case <-c.ctx.Done():
+			return nil, false
+		}
+		if p.remoteErr == nil {
+			return p.remoteHit, true
+		}
+		var rce *remoteCallError
+		if !errors.Is(p.remoteErr, ErrNotFound) && !errors.As(p.remoteErr, &rce) && c.ctx.Err() == nil {
+			c.warn("%s: remote cache: %v; running the task", k.spec.ID, p.remoteErr)
+		}
+	}
+	if errors.Is(p.err, ErrNotFound) {
 		// The look was made when the key was computed, before the task's
 		// lock: another vx run that held the lock may have stored the
 		// entry since. One more read of the store costs less than the run.
-		hit, err = c.readLocal(k)
-	}
-	if err == nil {
-		return hit, true
-	}
-	if !errors.Is(err, ErrNotFound) {
-		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), err)
-	}
-	if c.opts.Remote == nil {
-		return nil, false
-	}
-	select {
-	case <-p.remoteDone:
-	case <-c.ctx.Done():
-		return nil, false
-	}
-	if p.remoteErr == nil {
-		return p.remoteHit, true
-	}
-	var rce *remoteCallError
-	if !errors.Is(p.remoteErr, ErrNotFound) && !errors.As(p.remoteErr, &rce) && c.ctx.Err() == nil {
-		c.warn("%s: remote cache: %v; running the task", k.spec.ID, p.remoteErr)
+		if hit, err := c.readLocal(k); err == nil {
+			return hit, true
+		}
 	}
 	return nil, false
 }
