@@ -2,6 +2,8 @@ package cache
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -353,6 +355,13 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 		return Inputs{}, err
 	}
 	files := c.inputFilesOf(snap, t, &c.walks, c.extraFile, nil)
+	if l := c.linkToDir(snap, files); l != "" {
+		glob := "//" + l
+		if rel, in := projectRel(t.RelDir, l); in {
+			glob = rel
+		}
+		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; leave it out of the task's inputs (%s) and name the files it leads to (\"//<their directory>/**\"), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
+	}
 	return Inputs{files, fileLines(files), snap}, nil
 }
 
@@ -376,11 +385,53 @@ func linkedDir(root, rel string) string {
 	return ""
 }
 
+// linkToDir returns the first of files that is a symbolic link (git's
+// mode 120000, or one on the disk) to a directory, or "". Git and vx's walk
+// list such a link as one file whose content is its target's text, so an
+// edit behind it would not change the key.
+func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
+	for _, f := range files {
+		if st, ok := snap.get(f.Path); !ok || !st.link {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(c.opts.Root, filepath.FromSlash(f.Path))); err == nil && fi.IsDir() {
+			return f.Path
+		}
+	}
+	return ""
+}
+
 // inputFilesOf returns t's input files: those of snap, and those git
 // ignores that t's inputs name (ignoredInputs), found through w (nil: a
 // fresh look) and hashed by hash; yours is inputFiles'.
 func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p string) (fileState, bool), yours func(p string, st fileState) bool) []InputFile {
-	return mergeInputs(inputFiles(snap, t, hash, yours), ignoredInputs(c.sc, w, snap, t, hash))
+	files := mergeInputs(inputFiles(snap, t, hash, yours), ignoredInputs(c.sc, w, snap, t, hash))
+	for i, f := range files {
+		if st, ok := snap.get(f.Path); ok && st.link {
+			files[i].ID = f.ID + linkedContent(filepath.Join(c.opts.Root, filepath.FromSlash(f.Path)))
+		}
+	}
+	return files
+}
+
+// linkedContent is what a symbolic link's id (its target's text) needs
+// for the key to change with what a task reads through it: ":" and the
+// SHA-256 of the file it leads to; "" for a link to nothing or to a
+// directory (which [Cache.Inputs] refuses).
+func linkedContent(abs string) string {
+	f, err := os.Open(abs)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ":unreadable"
+	}
+	return ":" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Inputs are a task's input files, from [Cache.Inputs], with their lines

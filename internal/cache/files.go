@@ -36,6 +36,7 @@ type fileState struct {
 	// runs: scanGit replaces it by the submodule's files.
 	gitlink bool
 	tracked bool // git tracks the file
+	link    bool // a symbolic link: its id is its target's text (see [Cache.Inputs])
 	// produced marks a file vx wrote as an output (restored or stored, see
 	// memo.wrote) and that did not change since. Only an untracked file
 	// can be one.
@@ -431,7 +432,7 @@ func (sc *scanner) trackedFromGit(spec []string) (*snapshot, []string, bool, err
 			continue // an unmerged path is listed once per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755", gitlink: string(mode) == "160000", tracked: true})
+		snap.states = append(snap.states, fileState{id: id, exec: diskExec && string(mode) == "100755", gitlink: string(mode) == "160000", link: string(mode) == "120000", tracked: true})
 		if !look {
 			flagged = append(flagged, p)
 		}
@@ -515,7 +516,7 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 			continue // an unmerged path has an entry per stage
 		}
 		snap.paths = append(snap.paths, p)
-		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755, gitlink: e.mode == 0o160000, tracked: true})
+		snap.states = append(snap.states, fileState{id: e.id, exec: e.mode == 0o100755, gitlink: e.mode == 0o160000, link: e.mode == 0o120000, tracked: true})
 		switch {
 		case e.stage != 0 || e.intentToAdd:
 			changed = append(changed, p)
@@ -796,7 +797,7 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 			return fileState{id: "changing-" + strconv.FormatInt(time.Now().UnixNano(), 10)}, true, nil
 		}
 	}
-	st := fileState{id: hex.EncodeToString(h.Sum(nil)), exec: !isLink && fi.mode&0o111 != 0}
+	st := fileState{id: hex.EncodeToString(h.Sum(nil)), exec: !isLink && fi.mode&0o111 != 0, link: isLink}
 	if !mkey.changedLately(now) {
 		sc.memo.put(abs, memoEntry{memoKey: mkey, st: st})
 	}

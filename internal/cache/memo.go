@@ -116,13 +116,13 @@ func (m *memo) load() {
 			}
 			m.entries[string(f[0])] = memoEntry{
 				memoKey: memoKey{size: size, mtime: mtime, ctime: ctime, ino: ino, sha256: f[5][1] == 's'},
-				st:      fileState{id: string(f[6]), exec: f[5][0] == 'x'},
+				st:      fileState{id: string(f[6]), exec: f[5][0] == 'x', link: f[5][0] == 'l'},
 			}
 		}
 	})
 }
 
-const memoMagic = "vxmemo2\x00"
+const memoMagic = "vxmemo3\x00" // 3: a symbolic link's flag is "l"
 
 // nodeVersionKey followed by the path of a node program is the memo's key
 // for its version (the memo's keys are otherwise absolute paths, which
@@ -221,6 +221,9 @@ func (m *memo) save(tmpDir string) error {
 		flags := []byte{'-', '1'}
 		if e.st.exec {
 			flags[0] = 'x'
+		}
+		if e.st.link {
+			flags[0] = 'l'
 		}
 		if e.sha256 {
 			flags[1] = 's'
