@@ -80,10 +80,22 @@ func (m *memo) load() {
 			return
 		}
 		data, err := os.ReadFile(m.path)
-		if err != nil || !bytes.HasPrefix(data, []byte(memoMagic)) {
+		if err != nil {
 			return
 		}
-		data = data[len(memoMagic):]
+		// A memo of the format before (vxmemo2, which did not flag
+		// symbolic links) keeps its record of the outputs vx wrote, which
+		// did not change meaning, and none of its ids: an upgrade must not
+		// turn every output into a file of the user's.
+		onlyProduced := bytes.HasPrefix(data, []byte(memoMagicProduced))
+		switch {
+		case onlyProduced:
+			data = data[len(memoMagicProduced):]
+		case bytes.HasPrefix(data, []byte(memoMagic)):
+			data = data[len(memoMagic):]
+		default:
+			return
+		}
 		// Records: path NUL size NUL mtime NUL ctime NUL ino NUL flags NUL
 		// id NUL; flags "p" (and no id) for an output vx wrote.
 		for len(data) > 0 {
@@ -111,6 +123,9 @@ func (m *memo) load() {
 				m.produced[string(f[0])] = memoKey{size: size, mtime: mtime, ctime: ctime, ino: ino}
 				continue
 			}
+			if onlyProduced {
+				continue
+			}
 			if len(f[5]) != 2 {
 				continue
 			}
@@ -122,7 +137,10 @@ func (m *memo) load() {
 	})
 }
 
-const memoMagic = "vxmemo3\x00" // 3: a symbolic link's flag is "l"
+const (
+	memoMagic         = "vxmemo3\x00" // 3: a symbolic link's flag is "l"
+	memoMagicProduced = "vxmemo2\x00" // read for its records of outputs only
+)
 
 // nodeVersionKey followed by the path of a node program is the memo's key
 // for its version (the memo's keys are otherwise absolute paths, which

@@ -366,14 +366,32 @@ func runRun(p *Process, a *parsed) (int, error) {
 	return executeRun(p, a, f, ws, g, tc)
 }
 
+// parseConcurrency reads --concurrency's value: a whole number of at
+// least 1, or a percentage of the CPUs (turbo's form, "50%"), rounded
+// down and at least 1.
+func parseConcurrency(v string, cpus int) (int, error) {
+	if pct, ok := strings.CutSuffix(v, "%"); ok {
+		n, err := strconv.Atoi(pct)
+		if err != nil || n < 1 {
+			return 0, usagef("--concurrency takes a whole number of at least 1, or a percentage of the CPUs such as 50%%, not %q", v)
+		}
+		return max(1, cpus*n/100), nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, usagef("--concurrency takes a whole number of at least 1, or a percentage of the CPUs such as 50%%, not %q", v)
+	}
+	return n, nil
+}
+
 // readProcessFlags reads --concurrency (default: the CPUs) and --grace
 // (default 5s), which vx run and vx watch share.
 func readProcessFlags(p *Process, a *parsed) (concurrency int, grace time.Duration, err error) {
 	concurrency, grace = p.NumCPU, 5*time.Second
 	if v := a.str("concurrency"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return 0, 0, usagef("--concurrency takes a whole number of at least 1, not %q", v)
+		n, err := parseConcurrency(v, p.NumCPU)
+		if err != nil {
+			return 0, 0, err
 		}
 		concurrency = n
 	}

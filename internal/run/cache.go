@@ -325,11 +325,11 @@ func (tc *TaskCache) Why(nodes []*Node) []*cache.Why {
 func NotCachedReason(n *Node) string {
 	switch {
 	case n.Config.Persistent:
-		return `not cached: the task is persistent ("persistent": true in vx.json)`
+		return `not cached: the task is persistent ("persistent": true in its configuration)`
 	case n.Config.NoCache:
-		return `not cached: "cache": false in vx.json`
+		return `not cached: "cache": false in its configuration`
 	}
-	return "not cached: vx.json has no entry for " + quote.Q(n.Task) + " (a script without one never is)"
+	return "not cached: the configuration (vx.config.ts or vx.json) has no entry for " + quote.Q(n.Task) + " (a script without one never is)"
 }
 
 // after is called when n ended; ok is true when it exited 0. It is
