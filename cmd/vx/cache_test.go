@@ -399,9 +399,8 @@ func TestCacheDamagedStore(t *testing.T) {
 	}
 }
 
-// logBlobs returns the files of the store holding the stdout and the
-// stderr of the entry for key.
-func (w *cacheWS) logBlobs(st *cache.Store, key cache.Digest) []string {
+// actionResult reads the entry for key from st.
+func (w *cacheWS) actionResult(st *cache.Store, key cache.Digest) *cache.ActionResult {
 	w.t.Helper()
 	data, err := st.GetActionResult(key)
 	if err != nil {
@@ -411,6 +410,14 @@ func (w *cacheWS) logBlobs(st *cache.Store, key cache.Digest) []string {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	return r
+}
+
+// logBlobs returns the files of the store holding the stdout and the
+// stderr of the entry for key.
+func (w *cacheWS) logBlobs(st *cache.Store, key cache.Digest) []string {
+	w.t.Helper()
+	r := w.actionResult(st, key)
 	if r.StdoutDigest.Size == 0 || r.StderrDigest.Size == 0 {
 		w.t.Fatalf("the entry keeps no stdout or no stderr: %+v", r)
 	}
@@ -421,14 +428,7 @@ func (w *cacheWS) logBlobs(st *cache.Store, key cache.Digest) []string {
 // entry for key.
 func (w *cacheWS) outputBlobs(st *cache.Store, key cache.Digest) []string {
 	w.t.Helper()
-	data, err := st.GetActionResult(key)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	r, err := cache.UnmarshalActionResult(data)
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	r := w.actionResult(st, key)
 	var files []string
 	for _, f := range r.OutputFiles {
 		files = append(files, st.BlobPath(f.Digest))

@@ -323,10 +323,15 @@ func (s *scheduler) wait() {
 		s.out.Signal = stopSignal(s.ctx)
 	case <-s.kill:
 		s.kill = nil
-		for _, p := range s.running {
-			if p != nil {
-				p.Kill()
-			}
+		killAll(s.running)
+	}
+}
+
+// killAll kills every tree of running at once (a second Ctrl-C).
+func killAll(running map[*Node]process) {
+	for _, p := range running {
+		if p != nil {
+			p.Kill()
 		}
 	}
 }

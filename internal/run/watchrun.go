@@ -394,11 +394,7 @@ func (w *watchRun) wait() {
 		w.stopping = true
 	case <-w.kill:
 		w.kill = nil
-		for _, p := range w.running {
-			if p != nil {
-				p.Kill()
-			}
-		}
+		killAll(w.running)
 	}
 }
 
