@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/vxrun/vx/internal/lockfile"
+	"github.com/vxrun/vx/internal/filelock"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -41,16 +41,16 @@ func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 	start := time.Now()
 	noticed := false
 	for {
-		l, err := lockfile.TryLock(path)
+		l, err := filelock.TryLock(path)
 		if errors.Is(err, os.ErrNotExist) {
 			if err = os.MkdirAll(dir, 0o755); err == nil {
-				l, err = lockfile.TryLock(path)
+				l, err = filelock.TryLock(path)
 			}
 		}
 		if err == nil {
 			return func() { l.Unlock() }, true
 		}
-		if !errors.Is(err, lockfile.ErrHeld) {
+		if !errors.Is(err, filelock.ErrHeld) {
 			// Once per run, whatever the task: the reason is the
 			// directory's (read-only, not a directory...).
 			var pe *os.PathError
@@ -63,7 +63,7 @@ func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 		if !noticed && time.Since(start) >= lockNotice {
 			noticed = true
 			who := "another vx"
-			if pid := lockfile.Holder(path); pid > 0 {
+			if pid := filelock.Holder(path); pid > 0 {
 				who = "another vx (pid " + strconv.Itoa(pid) + ")"
 			}
 			c.warn("%s: waiting for %s running it in this workspace", k.spec.ID, who)

@@ -1,6 +1,6 @@
 //go:build unix && !aix && !solaris && !illumos
 
-package lockfile
+package filelock
 
 import (
 	"errors"

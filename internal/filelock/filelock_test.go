@@ -1,4 +1,4 @@
-package lockfile
+package filelock
 
 import (
 	"bufio"

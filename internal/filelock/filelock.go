@@ -1,4 +1,4 @@
-package lockfile
+package filelock
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 // ErrHeld is returned by [TryLock] when another process (or another open
 // of the file in this process) holds the lock.
-var ErrHeld = errors.New("lockfile: held by another process")
+var ErrHeld = errors.New("filelock: held by another process")
 
 // TryLock creates the file at path if needed and takes its exclusive lock
 // without waiting: ErrHeld when it is held. The locked file then holds the

@@ -1,6 +1,6 @@
 //go:build (!unix && !windows) || aix || solaris || illumos
 
-package lockfile
+package filelock
 
 import "errors"
 
