@@ -1,0 +1,14 @@
+// Package lockfile reads the lockfiles of npm (package-lock.json,
+// npm-shrinkwrap.json), pnpm (pnpm-lock.yaml), yarn classic and yarn berry
+// (yarn.lock) and bun (bun.lock) into one shape: the workspace's projects
+// (importers), the external packages the lockfile resolved (entries), and the
+// edges between them. Two users read that shape: the task cache keys each
+// project on its own resolved external closure instead of the whole file, and
+// `vx prune` writes a lockfile cut to the projects it keeps.
+//
+// It needs no package manager and no node. A lockfile it cannot read (bun.lockb,
+// a format version it does not know) is [ErrUnsupported]: callers fall back to
+// the whole file's bytes, never to a guess.
+//
+// (OS file locks, which vx takes on its own files, are internal/filelock.)
+package lockfile
