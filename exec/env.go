@@ -91,7 +91,7 @@ type TaskVars struct {
 	PackageVersion string // npm_package_version; left out when empty
 	PackageJSON    string // npm_package_json: absolute path of the project's package.json
 	Dir            string // PWD: the task's working directory, absolute, as vx reached it (symlinks kept); left out when empty
-	InitCwd        string // INIT_CWD: where vx was started, absolute; left out when empty
+	InitCwd        string // INIT_CWD: the directory the package manager would be run in (vx: the project's), absolute; left out when empty
 	UserAgent      string // npm_config_user_agent: "pnpm/9.1.0 npm/? node/? linux x64"; left out when empty
 	ExecPath       string // npm_execpath: the package manager's entry point; left out when empty
 }

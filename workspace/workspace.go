@@ -35,7 +35,8 @@ type Workspace struct {
 	// PackageManager is the package manager the workspace is managed with.
 	PackageManager PackageManager
 	// StartDir is the directory Discover started from, absolute, as given
-	// (symbolic links kept): where the user ran vx (INIT_CWD for tasks).
+	// (symbolic links kept): where the user ran vx. Tasks do not see it (their
+	// INIT_CWD is their project's directory).
 	StartDir string
 	// PnP is the absolute path of the root's Yarn Plug'n'Play loader
 	// (.pnp.cjs, or .pnp.js from yarn 2), "" when there is none. With

@@ -731,7 +731,7 @@ func leakRound(t *testing.T, seed uint64, other, shPath string) {
 		want["npm_lifecycle_script"] = p.script
 		want["npm_package_json"] = filepath.Join(dir, "package.json")
 		want["PWD"] = dir
-		want["INIT_CWD"] = start
+		want["INIT_CWD"] = dir // the project's, wherever vx started
 		// The package manager's variables describe what is installed on
 		// this machine (npm, found through PATH): check their form, and
 		// that npm_execpath names a file, then take them as shown.

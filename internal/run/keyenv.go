@@ -79,7 +79,7 @@ var keyRules = map[string]keyRule{
 	exec.WorkspaceEnv:       keyRootRel,
 	"npm_package_json":      keyRootRel,
 	"PWD":                   keyRootRel,
-	"INIT_CWD":              keyRootRel, // a run started in another directory gives tasks another INIT_CWD
+	"INIT_CWD":              keyRootRel, // the project's directory, wherever vx was started
 	exec.ChainEnv:           keyRootRelList,
 	// The package manager's entry point, a path of this machine: which
 	// package manager and which version it is are in the key through
@@ -133,7 +133,9 @@ func isWindows(goos string) bool { return listSeparator(goos) == ";" }
 // (see [keyRule]). A variable n declares (passThrough, define) is in key
 // with the value it declared (for PATH: without the bin paths vx puts in
 // front); a task variable vx sets replaces a declared one of the same name
-// in env, and in key. A variable without a rule, which the tests keep from
+// in env, and in key. Nothing in env depends on the directory vx was
+// started in (INIT_CWD is the project's directory, as `npm run` in the
+// project sets it), so runs from any directory share keys. A variable without a rule, which the tests keep from
 // happening, is in key with its value.
 func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string) (env []string, key []cache.Property) {
 	opts := envOptions(ws, n, parent, goos)
@@ -148,7 +150,7 @@ func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string)
 		PackageVersion: n.Project.Version,
 		PackageJSON:    n.Project.Manifest,
 		Dir:            n.Project.Dir,
-		InitCwd:        ws.StartDir,
+		InitCwd:        n.Project.Dir, // as its package manager run in the project sets it: not where vx started
 		UserAgent:      agent,
 		ExecPath:       execPath,
 	})

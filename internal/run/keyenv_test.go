@@ -253,3 +253,35 @@ func TestKeyRulesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskEnvironStartDir: where vx was started changes nothing a task
+// sees, nor its key: INIT_CWD is the project's directory, as its package
+// manager run in the project sets it, so a run from a project's directory
+// hits what a run at the root stored, and the other way round. (What the
+// task sees is all the key must cover: the same env cannot be a wrong hit.)
+func TestTaskEnvironStartDir(t *testing.T) {
+	root := filepath.FromSlash("/home/dev/ws")
+	for _, goos := range []string{"linux", "windows"} {
+		r := rand.New(rand.NewPCG(7, 28))
+		ws, n, parent := randomTask(r, root, goos)
+		var firstEnv []string
+		var firstKey any
+		for i, start := range []string{root, n.Project.Dir, filepath.Join(n.Project.Dir, "src"), filepath.Dir(root)} {
+			ws.StartDir = start
+			env, key := taskEnviron(ws, n, parent, goos)
+			if v, _ := exec.LookupEnv(env, "INIT_CWD", goos); v != n.Project.Dir {
+				t.Errorf("%s, started in %s: INIT_CWD=%q, want the project's directory %q", goos, start, v, n.Project.Dir)
+			}
+			if i == 0 {
+				firstEnv, firstKey = env, key
+				continue
+			}
+			if diff := cmp.Diff(firstEnv, env); diff != "" {
+				t.Errorf("%s: started in %s, the task sees another env than started at the root (-root +here):\n%s", goos, start, diff)
+			}
+			if diff := cmp.Diff(firstKey, any(key)); diff != "" {
+				t.Errorf("%s: started in %s, the task's key differs from the root's (-root +here):\n%s", goos, start, diff)
+			}
+		}
+	}
+}
