@@ -3,6 +3,7 @@ package vx
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -208,5 +209,63 @@ func TestNothingBuiltIsTracked(t *testing.T) {
 		if st.Size() > 1<<20 {
 			t.Errorf("git tracks %s, %s: a fresh clone should stay small; keep large files out of the repository", name, fmt.Sprintf("%.1f MiB", float64(st.Size())/(1<<20)))
 		}
+	}
+}
+
+// TestMessagesNameTheConfigFile keeps every message from naming vx.json in
+// a workspace configured by vx.config.ts: a string literal of vx's code
+// (not its tests) that says "vx.json" must name vx.config too (a message
+// that names both), or be one of the few that are about vx.json itself.
+// The others take the file's name from the configuration
+// (config.Config.FileName, run.Node.ConfigFile).
+func TestMessagesNameTheConfigFile(t *testing.T) {
+	// file: the literals allowed there, by a part of their text.
+	allowed := map[string][]string{
+		"internal/config/config.go":       {`"vx.json"`},                                    // FileName itself
+		"internal/run/watchplan.go":       {`"vx.json"`},                                    // the manifests whose change replans vx watch
+		"internal/run/changed.go":         {`"vx.json"`},                                    // the same, for --affected
+		"internal/inputfile/inputfile.go": {"package.json, vx.json or pnpm-workspace.yaml"}, // the files inputfile reads
+		"internal/jsconfig/run.go":        {"write the configuration as vx.json"},           // no node: the other kind of file
+		"internal/guard/guard.go":         {`"vx.json"`},                                    // the default, when the caller names no file
+		"internal/cache/outputs.go":       {`"vx.json"`},                                    // the same
+		"bench/cachews.go":                {`"vx.json"`},                                    // a benchmark's workspace
+	}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || fileExists(filepath.Join(p, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING || !strings.Contains(lit.Value, "vx.json") || strings.Contains(lit.Value, "vx.config") {
+				return true
+			}
+			for _, a := range allowed[filepath.ToSlash(p)] {
+				if strings.Contains(lit.Value, a) {
+					return true
+				}
+			}
+			t.Errorf("%s: %s names vx.json, which a workspace configured by vx.config.ts does not have: "+
+				"name the workspace's file (config.Config.FileName, run.Node.ConfigFile), or both files", fset.Position(lit.Pos()), lit.Value)
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -999,7 +999,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		return
 	}
 	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {
-		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g))
+		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g, k.spec.ConfigFile))
 	}
 	// The user's files under the outputs (yoursOf) are inputs that the task
 	// may write again with the same content: they count by content.

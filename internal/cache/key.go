@@ -42,6 +42,9 @@ type TaskSpec struct {
 	Outputs    []string // vx.json "outputs"
 	Deps       []DepKey // the keys of the tasks it depends on
 	Node       string   // the version of the node in the task's PATH, "" when there is none
+	// ConfigFile is the name of the file that declares the task
+	// ("vx.config.ts", "vx.json"), for messages; not in the key.
+	ConfigFile string
 }
 
 // DepKey is the key of a task this one depends on.

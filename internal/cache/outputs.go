@@ -272,13 +272,17 @@ func unmatchedOutputs(outputs []string, found []outputEntry) []string {
 
 // unmatchedHint says what an output glob that matched nothing in the
 // project directory dir may mean: a directory named without "/**".
-func unmatchedHint(dir, g string) string {
+// configFile is where the task is declared.
+func unmatchedHint(dir, g, configFile string) string {
 	if !strings.ContainsAny(g, "*?[{") {
 		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(g))); err == nil && fi.IsDir() {
 			return fmt.Sprintf(": %q is a directory, and a glob matches files; its files are %q", g, g+"/**")
 		}
 	}
-	return "; check the task's outputs in vx.json"
+	if configFile == "" {
+		configFile = "vx.json"
+	}
+	return "; check the task's outputs in " + configFile
 }
 
 // blobError is a blob that could not be read during a restore.

@@ -535,9 +535,9 @@ func (c Change) Describe() string {
 		return "variable " + name + " " + c.Change
 	case "outputs", "inputs":
 		if c.Change == "reordered" {
-			return "vx.json " + c.Kind + " reordered"
+			return "declared " + c.Kind + " reordered"
 		}
-		return fmt.Sprintf("vx.json %s: %s %s", c.Kind, c.Change, quote.Q(c.Name))
+		return fmt.Sprintf("declared %s: %s %s", c.Kind, c.Change, quote.Q(c.Name))
 	case "lockfile":
 		return "lockfile " + name + " " + c.Change
 	case "dependency":

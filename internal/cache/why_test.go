@@ -154,7 +154,7 @@ func TestWhyEachKindOfChange(t *testing.T) {
 			name:   "outputs",
 			change: func(f *whyFixture) { f.spec.Outputs = []string{"dist/**", "!dist/**/*.map"} },
 			want:   []Change{{Kind: "outputs", Change: "added", Name: "!dist/**/*.map"}},
-			reason: `vx.json outputs: added "!dist/**/*.map"`,
+			reason: `declared outputs: added "!dist/**/*.map"`,
 		},
 		{
 			name: "inputs: the globs and the files they choose",
@@ -166,7 +166,7 @@ func TestWhyEachKindOfChange(t *testing.T) {
 				{Kind: "inputs", Change: "added", Name: "//scripts/build.mjs"},
 				{Kind: "file", Change: "added", Name: "scripts/build.mjs"},
 			},
-			reason: `vx.json inputs: added "//scripts/build.mjs"; scripts/build.mjs added`,
+			reason: `declared inputs: added "//scripts/build.mjs"; scripts/build.mjs added`,
 		},
 		{
 			name:   "node's version",

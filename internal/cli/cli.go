@@ -439,7 +439,7 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 		return nil, nil, nil, err
 	}
 	if !f.dry {
-		if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
+		if err := run.Nested(ws, cfg, p.Environ, p.GOOS); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -33,8 +33,8 @@ const (
 )
 
 var remoteFlags = []flagSpec{
-	{name: "remote-cache", kind: stringFlag, arg: "URL", usage: "share the cache through a REAPI v2 server: grpc://host:port or grpcs://host[:port] (default: $VX_REMOTE_CACHE, else vx.json's remoteCache.url)"},
-	{name: "remote-instance", kind: stringFlag, arg: "NAME", usage: "the remote cache's instance name (default: $VX_REMOTE_INSTANCE, else vx.json's remoteCache.instance)"},
+	{name: "remote-cache", kind: stringFlag, arg: "URL", usage: "share the cache through a REAPI v2 server: grpc://host:port or grpcs://host[:port] (default: $VX_REMOTE_CACHE, else remoteCache.url in vx.config.ts or vx.json)"},
+	{name: "remote-instance", kind: stringFlag, arg: "NAME", usage: "the remote cache's instance name (default: $VX_REMOTE_INSTANCE, else remoteCache.instance in vx.config.ts or vx.json)"},
 }
 
 var remoteWriteFlag = flagSpec{name: "remote-write", kind: boolFlag, usage: "upload results to the remote cache (default: read only, unless VX_REMOTE_WRITE=1)"}

@@ -59,7 +59,7 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	if err := run.Nested(ws, p.Environ, p.GOOS); err != nil {
+	if err := run.Nested(ws, cfg, p.Environ, p.GOOS); err != nil {
 		return ExitUsage, err
 	}
 	notePlan(p, g, a.pos, "nothing to watch")

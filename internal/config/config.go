@@ -147,6 +147,32 @@ func (c *Config) TaskFor(project, task string) Task {
 	}
 }
 
+// FileName returns the name of the file the configuration is in, as
+// messages name it: "vx.config.ts" for a workspace configured by one,
+// "vx.json" for one with a vx.json or no configuration file at all.
+func (c *Config) FileName() string {
+	if c == nil || c.Path == "" {
+		return FileName
+	}
+	return filepath.Base(c.Path)
+}
+
+// FileFor returns the name of the file that declares task of project (its
+// entry's origin: a project's own vx.config.ts, say), or the configuration's
+// file name when no entry says where it was written.
+func (c *Config) FileFor(project, task string) string {
+	if c != nil {
+		for _, key := range []string{project + "#" + task, task} {
+			if o, ok := c.Origins[key]; ok && o.Path != "" {
+				if _, ok := c.Tasks[key]; ok {
+					return filepath.Base(o.Path)
+				}
+			}
+		}
+	}
+	return c.FileName()
+}
+
 // HasEntry reports whether vx.json has an entry for task in project: the
 // project's own or the generic one.
 func (c *Config) HasEntry(project, task string) bool {

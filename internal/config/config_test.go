@@ -362,7 +362,7 @@ var parseErrorCases = []struct {
 	{
 		name: "remoteCache holds no secrets",
 		in:   "{\n  \"remoteCache\": {\"url\": \"grpcs://c\", \"header\": \"Authorization=x\"}\n}",
-		want: `vx.json:2:39: unknown key "header" in "remoteCache" (it takes url and instance); secrets never go in vx.json: set VX_REMOTE_HEADER or VX_REMOTE_SIGNING_KEY in the environment`,
+		want: `vx.json:2:39: unknown key "header" in "remoteCache" (it takes url and instance); secrets never go in the configuration: set VX_REMOTE_HEADER or VX_REMOTE_SIGNING_KEY in the environment`,
 	},
 	{
 		name: "remoteCache url must be a string",

@@ -80,7 +80,7 @@ func decodeRemoteCache(c *Config, n *node) *syntaxError {
 		default:
 			hint := didYouMean(m.key, rcKeys)
 			if hint == "" && (strings.Contains(strings.ToLower(m.key), "header") || strings.Contains(strings.ToLower(m.key), "key") || strings.Contains(strings.ToLower(m.key), "token")) {
-				hint = "secrets never go in vx.json: set VX_REMOTE_HEADER or VX_REMOTE_SIGNING_KEY in the environment"
+				hint = "secrets never go in the configuration: set VX_REMOTE_HEADER or VX_REMOTE_SIGNING_KEY in the environment"
 			}
 			return errHint(m.keyOff, hint, "unknown key %q in \"remoteCache\" (it takes url and instance)", m.key)
 		}

@@ -20,11 +20,19 @@ type NestedError struct {
 	Chain []string
 	// At is the index in Chain of the workspace that is Workspace.
 	At int
+	// ConfigFile is the name of the workspace's configuration file
+	// ("vx.config.ts", "vx.json"), where the message says to declare the
+	// dependency; "" means vx.json.
+	ConfigFile string
 }
 
 // Error is one line naming the outer task and the workspace (and the chain,
 // when the workspace is further up it) and pointing to dependsOn.
 func (e *NestedError) Error() string {
+	file := e.ConfigFile
+	if file == "" {
+		file = "vx.json"
+	}
 	task := "a task"
 	if e.Task != "" {
 		task = fmt.Sprintf("task %q", e.Task)
@@ -37,11 +45,11 @@ func (e *NestedError) Error() string {
 		shown = append(shown, quote.Q(e.Workspace))
 		return fmt.Sprintf("refusing to run inside %s: the workspace %s is already running further up this chain of nested vx runs: %s; "+
 			"workspaces whose scripts call vx run on each other would recurse: "+
-			`declare the dependency in "dependsOn" in vx.json instead`, task, quote.Q(e.Workspace), strings.Join(shown, " -> "))
+			`declare the dependency in "dependsOn" in %s instead`, task, quote.Q(e.Workspace), strings.Join(shown, " -> "), file)
 	}
 	return fmt.Sprintf("refusing to run inside %s of the same workspace %s; "+
 		"a script that calls vx run on its own workspace would recurse: "+
-		`declare the task in "dependsOn" in vx.json instead`, task, quote.Q(e.Workspace))
+		`declare the task in "dependsOn" in %s instead`, task, quote.Q(e.Workspace), file)
 }
 
 // Check reports whether this vx run is nested inside a task of the same

@@ -168,6 +168,7 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		// The files of the workspace dependencies without the task.
 		SourceDeps: sourceDirs(n),
 		Node:       tc.C.NodeVersion(env),
+		ConfigFile: n.configFile(),
 	}
 }
 
@@ -329,7 +330,7 @@ func NotCachedReason(n *Node) string {
 	case n.Config.NoCache:
 		return `not cached: "cache": false in its configuration`
 	}
-	return "not cached: the configuration (vx.config.ts or vx.json) has no entry for " + quote.Q(n.Task) + " (a script without one never is)"
+	return "not cached: the configuration (" + n.configFile() + ") has no entry for " + quote.Q(n.Task) + " (a script without one never is)"
 }
 
 // after is called when n ended; ok is true when it exited 0. It is

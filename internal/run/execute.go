@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -132,9 +134,13 @@ func (o Outcome) Code() int {
 // slots, and the two ways out.
 func stallMessage(running map[*Node]process, ready []*Node, conc int, after time.Duration) string {
 	var holding []string
+	file := "" // where the holders are declared (the first's, by ID)
 	for n := range running {
 		if !n.Config.Persistent {
 			holding = append(holding, quote.Name(n.ID))
+			if file == "" || n.configFile() < file {
+				file = n.configFile()
+			}
 		}
 	}
 	sort.Strings(holding)
@@ -143,9 +149,9 @@ func stallMessage(running map[*Node]process, ready []*Node, conc int, after time
 		waiting[i] = quote.Name(n.ID)
 	}
 	return fmt.Sprintf("vx: %d %s waited %s for a slot: all %d (--concurrency %d) are held by %s; waiting: %s. "+
-		"If tasks run until stopped (dev servers, watchers), mark them \"persistent\": true in vx.json; otherwise raise --concurrency",
+		"If tasks run until stopped (dev servers, watchers), mark them \"persistent\": true in %s; otherwise raise --concurrency",
 		len(waiting), plural(len(waiting), "task has", "tasks have"), after.Round(time.Millisecond), conc, conc,
-		listSome(holding, 8), listSome(waiting, 8))
+		listSome(holding, 8), listSome(waiting, 8), cmp.Or(file, config.FileName))
 }
 
 // listSome joins the first n of ids, and says how many more there are.

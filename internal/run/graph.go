@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -37,6 +38,10 @@ type Node struct {
 	// cached.
 	Cacheable bool
 	Why       string // a target chosen by a filter or --affected: why ("changed: src/a.ts", "depends on ui")
+	// ConfigFile is the name of the configuration file that declares the
+	// task, or the workspace's ("vx.config.ts", "vx.json"): what messages
+	// about the task tell the user to edit.
+	ConfigFile string
 
 	index int // position in Graph.Nodes
 }
@@ -314,7 +319,7 @@ func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
 		}
 		if dn.Config.Persistent {
 			return nil, fmt.Errorf("task %q depends on %q, which is persistent: it does not end by itself, so %q would never start; "+
-				"remove the dependency from vx.json, or run both with vx run and let %q wait for what it needs itself", n.ID, dn.ID, n.ID, n.ID)
+				"remove the dependency from %s, or run both with vx run and let %q wait for what it needs itself", n.ID, dn.ID, n.ID, n.configFile(), n.ID)
 		}
 		n.Deps = append(n.Deps, dn)
 	}
@@ -407,7 +412,7 @@ func (p *planner) cycle(n *Node) error {
 		ids = append(ids, quote.Name(s.ID))
 	}
 	ids = append(ids, quote.Name(n.ID))
-	return fmt.Errorf("dependsOn has a cycle: %s; remove one of these dependencies in vx.json", strings.Join(ids, " -> "))
+	return fmt.Errorf("dependsOn has a cycle: %s; remove one of these dependencies in %s", strings.Join(ids, " -> "), n.configFile())
 }
 
 func compactNodes(ns []*Node) []*Node {
@@ -456,11 +461,16 @@ func Task(cfg *config.Config, proj *workspace.Project, task string) (*Node, erro
 	return newNode(cfg, proj, task), nil
 }
 
+// configFile is n.ConfigFile, or vx.json's name for a node made without
+// newNode.
+func (n *Node) configFile() string { return cmp.Or(n.ConfigFile, config.FileName) }
+
 // newNode is the task node of proj's script task, with its declarations.
 func newNode(cfg *config.Config, proj *workspace.Project, task string) *Node {
 	key := configName(cfg, proj, task)
 	n := &Node{ID: TaskID(proj, task), Project: proj, Task: task, Script: proj.Scripts[task], Config: cfg.TaskFor(key, task)}
 	n.Cacheable = cfg.HasEntry(key, task) && !n.Config.NoCache && !n.Config.Persistent
+	n.ConfigFile = cfg.FileFor(key, task)
 	return n
 }
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/guard"
 	"github.com/vxrun/vx/workspace"
 )
@@ -36,10 +37,15 @@ func Steps(ws *workspace.Workspace, g *Graph, environ []string, goos string, arg
 // Nested returns a [*guard.NestedError] when environ shows that this run was
 // started inside a task of ws itself, directly or further up a chain of
 // nested runs (VX_RUN_CHAIN and VX_RUN_WORKSPACE name ws's root; see
-// [guard.CheckChain]), else nil. `vx run` refuses to start then.
-func Nested(ws *workspace.Workspace, environ []string, goos string) error {
+// [guard.CheckChain]), else nil. `vx run` refuses to start then. The
+// error names cfg's file as where to declare the dependency instead.
+func Nested(ws *workspace.Workspace, cfg *config.Config, environ []string, goos string) error {
 	chain, _ := exec.LookupEnv(environ, exec.ChainEnv, goos)
 	outerWS, _ := exec.LookupEnv(environ, exec.WorkspaceEnv, goos)
 	outerTask, _ := exec.LookupEnv(environ, exec.TaskEnv, goos)
-	return guard.CheckChain(ws.Root, guard.ParseChain(chain, outerWS, listSeparator(goos)), outerTask)
+	err := guard.CheckChain(ws.Root, guard.ParseChain(chain, outerWS, listSeparator(goos)), outerTask)
+	if ne, ok := err.(*guard.NestedError); ok {
+		ne.ConfigFile = cfg.FileName()
+	}
+	return err
 }

@@ -253,7 +253,7 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func()) {
 		return
 	}
 	if err != nil {
-		err = explainNotFound(err, spec.Env)
+		err = explainNotFound(err, spec.Env, n.configFile())
 		s.started(n)
 		end := time.Now()
 		s.running[n] = nil
@@ -288,8 +288,9 @@ func (s *scheduler) started(n *Node) {
 }
 
 // explainNotFound adds the task's PATH to an error that says its shell
-// was not found, and where vx looks.
-func explainNotFound(err error, env []string) error {
+// was not found, and where vx looks; configFile is where the task is
+// declared.
+func explainNotFound(err error, env []string, configFile string) error {
 	if !errors.Is(err, osexec.ErrNotFound) {
 		return err
 	}
@@ -299,7 +300,7 @@ func explainNotFound(err error, env []string) error {
 	} else {
 		path = strconv.Quote(path)
 	}
-	return fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in vx.json)", err, path)
+	return fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in %s)", err, path, configFile)
 }
 
 // wait waits for the next event: a task's end, the run's stop (each tree

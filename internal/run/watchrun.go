@@ -360,7 +360,7 @@ func (w *watchRun) start(n *Node) {
 	st.cancel = cancel
 	p, err := startScripts(ctx, n, spec)
 	if err != nil {
-		err = explainNotFound(err, spec.Env)
+		err = explainNotFound(err, spec.Env, n.configFile())
 		w.running[n] = nil
 		go done(ctx, result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: time.Now()})
 		return
@@ -626,8 +626,8 @@ func (w *watchRun) loopGuard(r rerun) bool {
 			shown[i] = quote.Name(p)
 		}
 		fmt.Fprintf(w.stderr, "vx: %s: its own runs keep changing %s (%d times in a row, each while it ran): from now on vx treats %s as the task's output "+
-			"and does not rerun the task when %s; declare what the task writes in \"outputs\" in vx.json, or ignore it in .gitignore\n",
-			quote.Name(n.ID), listSome(shown, 4), loopLimit, plural(len(paths), "that file", "those files"), plural(len(paths), "it changes", "they change"))
+			"and does not rerun the task when %s; declare what the task writes in \"outputs\" in %s, or ignore it in .gitignore\n",
+			quote.Name(n.ID), listSome(shown, 4), loopLimit, plural(len(paths), "that file", "those files"), plural(len(paths), "it changes", "they change"), n.configFile())
 		st.selfRuns, st.selfPaths = 0, ""
 		tripped = true
 	}

@@ -32,7 +32,7 @@ func limitMessage(goos string, watches bool, n int, limit string) string {
 		}
 		return name + " = " + limit
 	}
-	fewer := "or watch fewer tasks (--filter) or fewer files (inputs in vx.json)"
+	fewer := "or watch fewer tasks (--filter) or fewer files (the tasks' \"inputs\")"
 	switch {
 	case goos == "linux" && watches:
 		return fmt.Sprintf("watch: the system's limit of inotify watches (%s) is reached after %d directories; "+
