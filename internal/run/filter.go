@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/suggest"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -268,6 +270,9 @@ func (f *filterer) apply(sels []selector) (map[*workspace.Project]bool, error) {
 			return nil, err
 		}
 		if len(entries) == 0 && s.ref == "" {
+			if fix, ok := suggestFilter(f.ws, s); ok {
+				return nil, fmt.Errorf("--filter %q matches no project; did you mean --filter %q? vx ls lists the projects", s.raw, fix)
+			}
 			return nil, fmt.Errorf("--filter %q matches no project; run vx ls to see the projects", s.raw)
 		}
 		if !s.excludeSelf {
@@ -409,6 +414,43 @@ func changedWhy(files []string) string {
 		why += fmt.Sprintf(" (and %d more)", len(files)-1)
 	}
 	return why
+}
+
+// suggestFilter returns s as the user probably meant it, when s names a
+// project (no glob, no directory, no ref) and a project's name is close:
+// the name, or the part after its scope (--filter kit selects
+// @sveltejs/kit), with s's operators kept ("!wbe..." -> "!web...").
+func suggestFilter(ws *workspace.Workspace, s selector) (string, bool) {
+	if s.name == "" || s.dir != "" || s.ref != "" || strings.ContainsAny(s.name, "*?[{") {
+		return "", false
+	}
+	var names []string
+	scoped := map[string]int{} // unscoped part -> how many scoped names have it
+	for _, p := range ws.Projects {
+		if p.Unnamed {
+			continue
+		}
+		names = append(names, p.Name)
+		if _, bare, ok := strings.Cut(p.Name, "/"); ok && strings.HasPrefix(p.Name, "@") {
+			scoped[bare]++
+		}
+	}
+	best, ok := suggest.Closest(s.name, names)
+	if !ok && !strings.Contains(s.name, "/") {
+		var bare []string
+		for b, n := range scoped {
+			if n == 1 { // the part alone selects it only when one scope has it
+				bare = append(bare, b)
+			}
+		}
+		slices.Sort(bare)
+		best, ok = suggest.Closest(s.name, bare)
+	}
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(s.raw, s.name)
+	return s.raw[:i] + best + s.raw[i+len(s.name):], true
 }
 
 // matchNames returns the projects whose name the glob matches. As in pnpm,

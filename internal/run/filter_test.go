@@ -268,3 +268,38 @@ func TestFilterThroughSymlink(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterSuggestion: a --filter name that matches no project gets the
+// closest project name, with the selector's operators kept; a glob, a
+// directory or a name nothing is close to gets none.
+func TestFilterSuggestion(t *testing.T) {
+	ws := testWorkspace(t, "root", "web::build", "@acme/utils::build", "@acme/ui::build", "@other/ui::build", "docs::build")
+	tests := []struct {
+		filter string
+		want   string // the error
+	}{
+		{"wbe", `--filter "wbe" matches no project; did you mean --filter "web"? vx ls lists the projects`},
+		{"Web", `--filter "Web" matches no project; did you mean --filter "web"? vx ls lists the projects`},
+		{"wbe...", `--filter "wbe..." matches no project; did you mean --filter "web..."? vx ls lists the projects`},
+		{"...^wbe", `--filter "...^wbe" matches no project; did you mean --filter "...^web"? vx ls lists the projects`},
+		{"@acme/utlis", `--filter "@acme/utlis" matches no project; did you mean --filter "@acme/utils"? vx ls lists the projects`},
+		// the part after the scope, as --filter utils selects @acme/utils
+		{"utlis", `--filter "utlis" matches no project; did you mean --filter "utils"? vx ls lists the projects`},
+		// two scopes have ui: "ui" alone selects neither, so it is no suggestion
+		{"uu", `--filter "uu" matches no project; run vx ls to see the projects`},
+		{"zzz", `--filter "zzz" matches no project; run vx ls to see the projects`},
+		{"wb*x", `--filter "wb*x" matches no project; run vx ls to see the projects`},
+		{"./packages/wbe", `--filter "./packages/wbe" matches no project; run vx ls to see the projects`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.filter, func(t *testing.T) {
+			_, err := Plan(ws, mustConfig(t, "{}"), Selection{Tasks: []string{"build"}, Filters: []string{tt.filter}, Dir: ws.Root})
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
