@@ -61,14 +61,14 @@ type taskSummary struct {
 	Argv       []string   `json:"argv"`    // what was started
 	DependsOn  []string   `json:"dependsOn"`
 	Persistent bool       `json:"persistent"`
-	Status     string     `json:"status"` // succeeded, cached, failed, skipped
+	Status     string     `json:"status"` // succeeded, cached, failed, stopped, skipped
 	Start      *time.Time `json:"start"`
 	End        *time.Time `json:"end"`
 	DurationMs *float64   `json:"durationMs"`
 	ExitCode   *int       `json:"exitCode"`
 	Signal     string     `json:"signal,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	Cache      string     `json:"cache"` // hit, miss, or off (not asked)
+	Cache      string     `json:"cache"` // hit, remote-hit, miss, or off (not asked)
 	// MissReason: why a task missed the cache, what changed since its last
 	// entry (as vx why says it, without following dependencies).
 	MissReason *missReason `json:"missReason,omitempty"`

@@ -94,8 +94,8 @@ type Outcome struct {
 // TaskRun is what became of one task of a run.
 type TaskRun struct {
 	Node *Node
-	// Status is "succeeded" (a task restored from the cache too),
-	// "failed", "stopped" (a persistent task ended by the signal that
+	// Status is "succeeded" (it ran and exited 0), "cached" (restored
+	// from the cache instead of run: Cache says which), "failed", "stopped" (a persistent task ended by the signal that
 	// stopped the run), or "skipped" (not started: a
 	// dependency failed, or the run stopped first).
 	Status     string

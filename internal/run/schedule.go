@@ -368,8 +368,11 @@ func (s *scheduler) record(r result, failed bool) {
 	tr := &s.out.Tasks[r.n.index]
 	tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
 	tr.Status = "succeeded"
-	if failed {
+	switch {
+	case failed:
 		tr.Status = "failed"
+	case r.cached:
+		tr.Status = "cached"
 	}
 	// A persistent task ended by the interrupt that stopped the run did
 	// what it is for: it was stopped, it did not fail.
