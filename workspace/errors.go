@@ -1,10 +1,8 @@
 package workspace
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
-	"unicode/utf8"
 
 	"github.com/vxrun/vx/internal/diag"
 )
@@ -45,20 +43,4 @@ func readError(path string, err error) error {
 		err = pe.Err // the path is already in front; keep the cause only, still wrapped
 	}
 	return &diag.Error{Path: path, Msg: "cannot read", Err: err}
-}
-
-// lineCol converts a byte offset in data into a 1-based line and a 1-based
-// column counted in characters. Offsets out of range are clamped.
-func lineCol(data []byte, off int) (line, col int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > len(data) {
-		off = len(data)
-	}
-	head := data[:off]
-	line = 1 + bytes.Count(head, []byte{'\n'})
-	start := bytes.LastIndexByte(head, '\n') + 1
-	col = 1 + utf8.RuneCount(head[start:])
-	return line, col
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vxrun/vx/internal/diag"
 )
 
 // manifest is what vx needs from one package.json.
@@ -112,7 +114,7 @@ func parseManifestJSON(data []byte) (*manifest, error) {
 		return raw
 	}
 	fieldErr := func(key, format string, args ...any) error {
-		line, col := lineCol(data, valueOffset(data, key))
+		line, col := diag.Position(data, valueOffset(data, key))
 		return &posError{line: line, col: col, msg: fmt.Sprintf("%q ", key) + fmt.Sprintf(format, args...)}
 	}
 
@@ -243,12 +245,12 @@ func jsonError(data []byte, err error) error {
 		if strings.HasPrefix(se.Error(), "unexpected end") {
 			off = len(data)
 		}
-		line, col := lineCol(data, off)
+		line, col := diag.Position(data, off)
 		return &posError{line: line, col: col, msg: "invalid JSON", err: se}
 	case errors.As(err, &te):
 		// Only the top-level value can have the wrong type: point at it.
 		start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
-		line, col := lineCol(data, start)
+		line, col := diag.Position(data, start)
 		return &posError{line: line, col: col, msg: "package.json must hold a JSON object, got " + article(te.Value)}
 	}
 	return &posError{msg: "invalid JSON", err: err}

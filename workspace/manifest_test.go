@@ -164,20 +164,3 @@ func TestParseManifestErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestLineCol(t *testing.T) {
-	data := []byte("ab\nçd\n\nx")
-	tests := []struct {
-		off, line, col int
-	}{
-		{-5, 1, 1}, {0, 1, 1}, {1, 1, 2}, {2, 1, 3}, {3, 2, 1},
-		{5, 2, 2}, // after "ç" (2 bytes): the second character
-		{7, 3, 1}, {8, 4, 1}, {9, 4, 2}, {100, 4, 2},
-	}
-	for _, tt := range tests {
-		line, col := lineCol(data, tt.off)
-		if line != tt.line || col != tt.col {
-			t.Errorf("lineCol(%d) = %d, %d; want %d, %d", tt.off, line, col, tt.line, tt.col)
-		}
-	}
-}

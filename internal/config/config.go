@@ -120,7 +120,7 @@ func Parse(path string, data []byte) (*Config, error) {
 			return c, nil
 		}
 	}
-	line, col := position(data, serr.off)
+	line, col := diag.Position(data, serr.off)
 	return nil, &diag.Error{Path: path, Line: line, Col: col, Msg: serr.msg, Suggest: serr.hint}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/diag"
 )
 
 // TestDecodeValueErrors: an evaluated vx.config.ts gets every check of
@@ -42,7 +43,7 @@ func TestDecodeValueErrors(t *testing.T) {
 				t.Fatal(serr.msg)
 			}
 			off := follow(t, root, verr.Path, verr.Key)
-			line, col := position([]byte(tt.in), off)
+			line, col := diag.Position([]byte(tt.in), off)
 			m := pos.FindStringSubmatch(tt.want)
 			if got := "vx.json:" + itoa(line) + ":" + itoa(col) + ": "; m == nil || got != m[0] {
 				t.Errorf("path %s (key %v) leads to %s, vx.json's error is at %q", KeyPath(verr.Path), verr.Key, got, m)

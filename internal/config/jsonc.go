@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/vxrun/vx/internal/diag"
 )
 
 // This file holds a small parser for JSON with comments and trailing commas.
@@ -275,7 +277,7 @@ func (p *parser) object() (*node, *syntaxError) {
 			return nil, err
 		}
 		if first, dup := seen[key]; dup {
-			line, col := position(p.data, first)
+			line, col := diag.Position(p.data, first)
 			return nil, errAt(keyOff, "duplicate key %q (first at %d:%d)", key, line, col)
 		}
 		seen[key] = keyOff
@@ -488,23 +490,4 @@ func (p *parser) hex4() (rune, bool) {
 	}
 	p.i += 4
 	return rune(v), true
-}
-
-// position turns a byte offset into a 1-based line and a 1-based column
-// counted in characters. A line ends at "\n"; "\r" counts as a character;
-// a leading byte order mark does not.
-func position(data []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(data))
-	line = 1
-	lineStart := 0
-	if bytes.HasPrefix(data[:off], bom) {
-		lineStart = len(bom) // the byte order mark is not a character of line 1
-	}
-	for i := lineStart; i < off; i++ {
-		if data[i] == '\n' {
-			line++
-			lineStart = i + 1
-		}
-	}
-	return line, utf8.RuneCount(data[lineStart:off]) + 1
 }

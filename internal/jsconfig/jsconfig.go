@@ -197,7 +197,7 @@ func decodeFile(file string, value []byte, project bool) (*config.Config, error)
 			e.Msg = p + ": " + e.Msg
 		}
 		if at, ok := locate(src, verr.Path, verr.Key); ok {
-			e.Line, e.Col = lineCol(src, at.off)
+			e.Line, e.Col = diag.Position(src, at.off)
 		}
 		return nil, e
 	}
@@ -205,7 +205,7 @@ func decodeFile(file string, value []byte, project bool) (*config.Config, error)
 	for key := range c.Tasks {
 		o := config.Origin{Path: file}
 		if at, ok := locate(src, []any{"tasks", key}, true); ok && at.exact {
-			o.Line, o.Col = lineCol(src, at.off)
+			o.Line, o.Col = diag.Position(src, at.off)
 		}
 		c.Origins[key] = o
 	}

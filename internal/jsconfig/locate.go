@@ -3,7 +3,6 @@ package jsconfig
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // This file finds where, in the source of a config file, a key path of its
@@ -63,21 +62,6 @@ func locate(src []byte, path []any, key bool) (located, bool) {
 		cur = next
 	}
 	return located{off: cur.start, exact: true}, true
-}
-
-// lineCol turns an offset into a 1-based line and a column in characters.
-func lineCol(src []byte, off int) (int, int) {
-	off = min(max(off, 0), len(src))
-	line, start := 1, 0
-	if strings.HasPrefix(string(src[:min(3, len(src))]), "\uFEFF") {
-		start = 3
-	}
-	for i := start; i < off; i++ {
-		if src[i] == '\n' {
-			line, start = line+1, i+1
-		}
-	}
-	return line, utf8.RuneCount(src[start:off]) + 1
 }
 
 type tokKind int

@@ -3,6 +3,8 @@ package jsconfig
 import (
 	"fmt"
 	"testing"
+
+	"github.com/vxrun/vx/internal/diag"
 )
 
 // TestLocate: a key path of the default export leads to where it is
@@ -46,7 +48,7 @@ export default defineConfig({
 		at, ok := locate([]byte(cfg), tc.path, tc.key)
 		got := "not found"
 		if ok {
-			l, c := lineCol([]byte(cfg), at.off)
+			l, c := diag.Position([]byte(cfg), at.off)
 			got = fmt.Sprintf("%d:%d", l, c)
 			if !at.exact {
 				got += "~"
@@ -74,7 +76,7 @@ func TestLocateRoots(t *testing.T) {
 			at, ok := locate([]byte(tc.src), []any{"tasks"}, true)
 			got := ""
 			if ok && at.exact {
-				l, c := lineCol([]byte(tc.src), at.off)
+				l, c := diag.Position([]byte(tc.src), at.off)
 				got = fmt.Sprintf("%d:%d", l, c)
 			}
 			if got != tc.want {
