@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/git"
 )
 
 // fileState is what the key knows of one input file: its id (a git blob id
@@ -183,22 +183,12 @@ func (sc *scanner) runGit(args ...string) ([]byte, error) {
 
 // runGitInput is runGit with stdin as git's standard input.
 func (sc *scanner) runGitInput(stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := osexec.Command(sc.git, args...)
-	cmd.Stdin = stdin
-	cmd.Dir = sc.root
-	cmd.Env = append(append([]string{}, sc.env...), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := git.Run(sc.git, sc.root, sc.env, stdin, args...)
+	if ge, ok := err.(*git.Error); ok && ge.NotARepo() {
+		return nil, errNoRepo
+	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "not a git repository") {
-			return nil, errNoRepo
-		}
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = strings.TrimSpace(msg[:i]) // a warning is one line; git's advice follows the first
-		}
-		return nil, fmt.Errorf("cache: git %s: %v: %s", strings.Join(args, " "), err, msg)
+		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return out, nil
 }

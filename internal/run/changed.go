@@ -1,15 +1,14 @@
 package run
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	osexec "os/exec"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/git"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
@@ -25,31 +24,14 @@ type Git func(dir string, args ...string) ([]byte, error)
 var ErrNoGit = errors.New("git is not installed or not on PATH")
 
 // NewGit returns a Git that starts the git program found on environ's PATH,
-// with environ as its environment plus GIT_OPTIONAL_LOCKS=0, so that the
-// status vx reads never takes the index lock a concurrent git command
-// needs.
+// with environ as its environment, through [git.Run].
 func NewGit(environ []string) Git {
 	return func(dir string, args ...string) ([]byte, error) {
 		prog, err := exec.LookPath("git", environ)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%v)", ErrNoGit, err)
 		}
-		cmd := osexec.Command(prog, args...)
-		cmd.Dir = dir
-		cmd.Env = append(append([]string{}, environ...), "GIT_OPTIONAL_LOCKS=0")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			msg := strings.TrimSpace(stderr.String())
-			if i := strings.IndexByte(msg, '\n'); i >= 0 {
-				msg = msg[:i]
-			}
-			if msg == "" {
-				msg = err.Error()
-			}
-			return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		return stdout.Bytes(), nil
+		return git.Run(prog, dir, environ, nil, args...)
 	}
 }
 

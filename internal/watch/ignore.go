@@ -1,12 +1,12 @@
 package watch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	osexec "os/exec"
 	"strings"
 	"sync"
+
+	gitcmd "github.com/vxrun/vx/internal/git"
 )
 
 // GitIgnored returns a function for [Options.Ignored] that asks git (the
@@ -25,31 +25,22 @@ func GitIgnored(git, root string, env []string) func([]string) (map[string]bool,
 		if skip || len(paths) == 0 {
 			return nil, nil
 		}
-		cmd := osexec.Command(git, "check-ignore", "--stdin", "-z")
-		cmd.Dir, cmd.Env = root, append(append([]string{}, env...), "GIT_OPTIONAL_LOCKS=0")
-		cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var ee *osexec.ExitError
+		stdout, err := gitcmd.Run(git, root, env, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), "check-ignore", "--stdin", "-z")
+		var ge *gitcmd.Error
 		switch {
 		case err == nil:
-		case errors.As(err, &ee) && ee.ExitCode() == 1:
+		case errors.As(err, &ge) && ge.Code == 1:
 			return nil, nil // none is ignored
-		case errors.As(err, &ee) && strings.Contains(stderr.String(), "not a git repository"):
+		case errors.As(err, &ge) && ge.NotARepo():
 			mu.Lock()
 			noRepo = true
 			mu.Unlock()
 			return nil, nil
 		default:
-			msg := strings.TrimSpace(stderr.String())
-			if msg == "" {
-				msg = err.Error()
-			}
-			return nil, fmt.Errorf("git check-ignore: %s", msg)
+			return nil, fmt.Errorf("watch: %w", err)
 		}
 		out := map[string]bool{}
-		for _, p := range strings.Split(stdout.String(), "\x00") {
+		for _, p := range strings.Split(string(stdout), "\x00") {
 			if p != "" {
 				out[p] = true
 			}
