@@ -121,10 +121,37 @@ func TestPackageMap(t *testing.T) {
 	}
 }
 
-// TestImportRules checks the arrows README's package map promises to keep
-// out: exec imports nothing else of vx, and neither vx nor its remote-cache
-// helper links what it must not (vx: the gRPC client; vx-remote: the cache
-// and exec).
+// mapGroups reads README.md's package map in order: its groups (separated
+// by blank lines), each the package directories in the order listed.
+func mapGroups(t *testing.T) [][]string {
+	t.Helper()
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(data), "\nWhich package owns what")
+	_, rest, _ = strings.Cut(rest, "\n```\n")
+	block, _, _ := strings.Cut(rest, "\n```")
+	groups := [][]string{nil}
+	for _, line := range strings.Split(block, "\n") {
+		dir, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch {
+		case dir != "":
+			groups[len(groups)-1] = append(groups[len(groups)-1], dir)
+		case len(groups[len(groups)-1]) > 0:
+			groups = append(groups, nil)
+		}
+	}
+	return groups
+}
+
+// TestImportRules checks the three rules README's package map states:
+//  1. vx's own packages (the map's first group) import only packages listed
+//     below them in that group: the command at the top, exec at the bottom;
+//  2. exec imports nothing else of vx (it takes plain values);
+//  3. the helpers vx starts (the second group: vx-config, vx-remote and
+//     their packages) are never linked into vx: not their packages, not
+//     esbuild, not gRPC; and vx-remote links neither the cache nor exec.
 func TestImportRules(t *testing.T) {
 	pkgs := packages(t)
 	// deps returns the module's packages dir reaches, and every import
@@ -151,18 +178,50 @@ func TestImportRules(t *testing.T) {
 		walk(dir)
 		return internal, external
 	}
+	groups := mapGroups(t)
+	if len(groups) < 2 || len(groups[0]) == 0 || groups[0][0] != "cmd/vx" || groups[0][len(groups[0])-1] != "exec" {
+		t.Fatalf("README.md's package map: want vx's own packages first, from cmd/vx down to exec, then the helpers; got groups %q", groups)
+	}
+	own, helpers := groups[0], groups[1]
+
+	// 1. Downward only.
+	at := map[string]int{}
+	for i, dir := range own {
+		at[dir] = i
+	}
+	for i, dir := range own {
+		for _, imp := range pkgs[dir] {
+			d, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				if imp == module {
+					t.Errorf("%s imports the module's root package; vx's own packages import only those below them in README's map", dir)
+				}
+				continue
+			}
+			j, listed := at[d]
+			switch {
+			case !listed:
+				t.Errorf("%s imports %s, which is not one of vx's own packages (README's map, first group): vx must not link it", dir, d)
+			case j <= i:
+				t.Errorf("%s imports %s, which README's map lists above it: vx's own packages import only those below them "+
+					"(move what %s needs down, or reorder the map if the arrow is right)", dir, d, dir)
+			}
+		}
+	}
+	// 2. exec at the bottom.
 	if internal, _ := deps("exec"); len(internal) > 0 {
 		t.Errorf("exec imports %v; it must import nothing else of vx (it takes plain values)", internal)
 	}
+	// 3. The helpers are started, never linked.
 	internal, external := deps("cmd/vx")
 	for _, d := range internal {
-		if d == "internal/remote/reapi" || d == "internal/remote/helper" {
-			t.Errorf("vx links %s, which only vx-remote may: vx reaches a remote cache over the helper's pipe", d)
+		if slices.Contains(helpers, d) {
+			t.Errorf("vx links %s, a helper's package (README's map, second group): vx starts the helper and talks to it over a pipe", d)
 		}
 	}
 	for _, imp := range external {
-		if strings.HasPrefix(imp, "google.golang.org/") {
-			t.Errorf("vx's own packages import %s: gRPC and protobuf belong in vx-remote (internal/remote/reapi)", imp)
+		if strings.HasPrefix(imp, "google.golang.org/") || strings.HasPrefix(imp, "github.com/evanw/esbuild") {
+			t.Errorf("vx's own packages import %s: gRPC belongs in vx-remote (internal/remote/reapi), esbuild in vx-config", imp)
 		}
 	}
 	internal, _ = deps("cmd/vx-remote")

@@ -15,6 +15,12 @@ import (
 // FileName is the name of the config file at the workspace root.
 const FileName = "vx.json"
 
+// JSFileNames are the names of a config file vx evaluates (internal/jsconfig),
+// at the root or in a project, in the order messages name them. They are
+// here, with FileName, so that what needs only the names (vx watch, which
+// plans again when one changes) does not import the evaluation.
+var JSFileNames = []string{"vx.config.ts", "vx.config.mts", "vx.config.js", "vx.config.mjs"}
+
 // Config is a parsed vx.json.
 type Config struct {
 	// Path is the file that was read (or looked for, when Load found none),

@@ -18,8 +18,8 @@ import (
 )
 
 // FileNames are the names of a config file vx evaluates, in the order it
-// names them in messages.
-var FileNames = []string{"vx.config.ts", "vx.config.mts", "vx.config.js", "vx.config.mjs"}
+// names them in messages: [config.JSFileNames].
+var FileNames = config.JSFileNames
 
 // MinNode is the oldest node that evaluates a config.
 const MinNode = 18

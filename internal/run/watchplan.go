@@ -2,13 +2,13 @@ package run
 
 import (
 	"fmt"
-	"github.com/vxrun/vx/internal/jsconfig"
 	"path"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/watch"
 )
@@ -131,12 +131,12 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 // watch plans again.
 func planFiles(g *Graph, changes []watch.Change) []string {
 	manifests := map[string]bool{"package.json": true, "vx.json": true, "pnpm-workspace.yaml": true}
-	for _, name := range jsconfig.FileNames {
+	for _, name := range config.JSFileNames {
 		manifests[name] = true
 	}
 	for _, n := range g.Nodes {
 		manifests[path.Join(n.Project.RelDir, "package.json")] = true
-		for _, name := range jsconfig.FileNames {
+		for _, name := range config.JSFileNames {
 			manifests[path.Join(n.Project.RelDir, name)] = true
 		}
 		for _, d := range n.SourceDeps {
