@@ -323,6 +323,7 @@ func (p *litParser) object() *literal {
 	lit := &literal{start: p.toks[p.i].off, keyAt: map[string]int{}, members: map[string]*literal{}}
 	p.i++ // {
 	for p.i < len(p.toks) && !p.peek("}") {
+		at := p.i
 		t := p.toks[p.i]
 		switch {
 		case p.peek("..."):
@@ -348,6 +349,9 @@ func (p *litParser) object() *literal {
 		if p.peek(",") {
 			p.i++
 		}
+		if p.i == at { // a stray "]" or ")": step over it, or this never ends
+			p.i++
+		}
 	}
 	p.i++ // }
 	return lit
@@ -357,6 +361,7 @@ func (p *litParser) array() *literal {
 	lit := &literal{start: p.toks[p.i].off}
 	p.i++ // [
 	for p.i < len(p.toks) && !p.peek("]") {
+		at := p.i
 		if p.peek("...") {
 			// Elements after a spread are at unknown indexes.
 			p.skipExpr()
@@ -365,12 +370,19 @@ func (p *litParser) array() *literal {
 					p.i++
 					continue
 				}
+				from := p.i
 				p.skipExpr()
+				if p.i == from { // a stray "}" or ")"
+					p.i++
+				}
 			}
 			break
 		}
 		lit.elems = append(lit.elems, p.value())
 		if p.peek(",") {
+			p.i++
+		}
+		if p.i == at { // a stray "}" or ")": step over it, or this never ends
 			p.i++
 		}
 	}
