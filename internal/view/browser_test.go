@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // browser is a headless Chromium driven through the DevTools protocol
@@ -60,13 +61,8 @@ func findChromium(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("the page is tested in a browser on Linux and macOS (CI installs Debian's chromium)")
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if path, err := osexec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it): the HTML page is not tested in a browser")
-	return ""
+	return testtool.Need(t, "apt-get install chromium; .ci/run does: the HTML page is tested in it",
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 }
 
 // startBrowser starts chromium with a fresh profile and opens a page.

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os/exec"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 func TestWriteDOT(t *testing.T) {
@@ -46,10 +48,7 @@ func TestWriteDOT(t *testing.T) {
 // every edge.
 func TestDOTInGraphviz(t *testing.T) {
 	t.Parallel()
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		t.Skip("Graphviz's dot is not installed (apt-get install graphviz; .ci/run installs it): the DOT output is not read back")
-	}
+	dot := testtool.Need(t, "Graphviz: apt-get install graphviz; .ci/run does: the DOT output is read back by it", "dot")
 	g := testGraph(60)
 	var in bytes.Buffer
 	if err := WriteDOT(&in, g); err != nil {
@@ -235,5 +234,66 @@ func TestReduce(t *testing.T) {
 	want := [][]int{nil, {0}, {1}, {2}, {0}}
 	if diff := cmp.Diff(want, reduce(g)); diff != "" {
 		t.Errorf("edges drawn (-want +got):\n%s", diff)
+	}
+}
+
+// TestLayoutFlat: tasks joined to no other are laid in a grid about as
+// wide as a screen, row by row in plan order, below the joined ones: a
+// flat graph of 42 builds (hono's) fits a 1400x800 page at full size
+// instead of one column 2,200 pixels tall.
+func TestLayoutFlat(t *testing.T) {
+	t.Parallel()
+	flat := &Graph{}
+	for i := range 42 {
+		flat.Tasks = append(flat.Tasks, Task{ID: fmt.Sprintf("pkg-%02d#build", i)})
+	}
+	l := LayoutGraph(flat)
+	if l.Width > 1400 || l.Height > 800 || l.Width < l.Height {
+		t.Errorf("42 independent tasks: a drawing of %vx%v, want at most 1400x800 and wider than high", l.Width, l.Height)
+	}
+	noOverlap(t, flat, l)
+	for i := 1; i < len(flat.Tasks); i++ {
+		a, b := l.Boxes[i-1], l.Boxes[i]
+		if !(b.Y == a.Y && b.X > a.X || b.Y > a.Y && b.X == margin) {
+			t.Errorf("task %d at %v does not follow task %d at %v row by row", i, b, i-1, a)
+		}
+	}
+
+	// A chain of three, with ten unjoined tasks: the chain in layers
+	// above, the ten in a grid below it, at least three columns wide.
+	mixed := &Graph{Tasks: []Task{{ID: "a"}, {ID: "b", Deps: []int{0}}, {ID: "c", Deps: []int{1}}}}
+	for i := range 10 {
+		mixed.Tasks = append(mixed.Tasks, Task{ID: fmt.Sprintf("x%d", i)})
+	}
+	l = LayoutGraph(mixed)
+	noOverlap(t, mixed, l)
+	chainBottom := max(l.Boxes[0].Y, l.Boxes[1].Y, l.Boxes[2].Y) + boxH
+	cols := map[float64]bool{}
+	for i := 3; i < len(mixed.Tasks); i++ {
+		if l.Boxes[i].Y < chainBottom+rowGap {
+			t.Errorf("unjoined task %d at %v is not below the chain (bottom %v)", i, l.Boxes[i], chainBottom)
+		}
+		cols[l.Boxes[i].X] = true
+	}
+	if len(cols) < 3 {
+		t.Errorf("the grid under a chain of 3 layers has %d columns", len(cols))
+	}
+	for i, b := range l.Boxes {
+		if b.X < 0 || b.Y < 0 || b.X+boxW > l.Width || b.Y+boxH > l.Height {
+			t.Errorf("box %d %v is outside the drawing %vx%v", i, b, l.Width, l.Height)
+		}
+	}
+}
+
+// noOverlap fails t when two boxes of l overlap.
+func noOverlap(t *testing.T, g *Graph, l *Layout) {
+	t.Helper()
+	for i := range g.Tasks {
+		for j := range i {
+			a, b := l.Boxes[i], l.Boxes[j]
+			if a.X < b.X+boxW && b.X < a.X+boxW && a.Y < b.Y+boxH && b.Y < a.Y+boxH {
+				t.Errorf("the boxes of %q (%v) and %q (%v) overlap", g.Tasks[i].ID, a, g.Tasks[j].ID, b)
+			}
+		}
 	}
 }

@@ -124,6 +124,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	ctx := browserContext(t)
 	b := startBrowser(t, ctx)
 	t.Run("300 tasks", func(t *testing.T) { testBrowserGraph(t, ctx, b) })
+	t.Run("flat", func(t *testing.T) { testBrowserFlat(t, ctx, b) })
 	t.Run("empty", func(t *testing.T) { testBrowserEmpty(t, ctx, b) })
 	t.Run("violations are caught", func(t *testing.T) { testBrowserCatches(t, ctx, b) })
 }
@@ -371,6 +372,63 @@ func testBrowserEmpty(t *testing.T, ctx context.Context, b *browser) {
 	b.eval(ctx, `document.getElementById("empty").textContent + " | " + document.getElementById("counts").textContent`, &text)
 	if text != "No task: the selection is empty. | 0 tasks" {
 		t.Errorf("empty page says %q", text)
+	}
+	if p := b.problems(url); len(p) > 0 {
+		t.Errorf("the page did what it must not:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// testBrowserFlat: a flat graph (hono's 42 independent builds) opens with
+// every task in view at a readable size (scale 0.75 or more), misses
+// included; so does Fit. VX_GRAPH_SCREENSHOT names a PNG file to keep
+// what the page showed, to look at it.
+func testBrowserFlat(t *testing.T, ctx context.Context, b *browser) {
+	b.t = t
+	g := &Graph{Title: "vx graph build"}
+	for i := range 42 {
+		state := CacheHit
+		if i%9 == 4 {
+			state = CacheMiss
+		}
+		g.Tasks = append(g.Tasks, Task{ID: fmt.Sprintf("@hono/pkg-%02d#build", i), Project: fmt.Sprintf("@hono/pkg-%02d", i),
+			Task: "build", Script: "tsup", Cache: CacheInfo{State: state, Key: fmt.Sprintf("%064x", i)}})
+	}
+	file := filepath.Join(testdir.New(t), "flat.html")
+	if err := os.WriteFile(file, writePage(t, g), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := b.open(ctx, file)
+	inView := `(() => { const r = document.getElementById("graph").getBoundingClientRect();
+		const boxes = Array.from(document.querySelectorAll(".task rect.box"), e => e.getBoundingClientRect());
+		const k = Number(/scale\(([0-9.e-]+)\)/.exec(document.getElementById("viewport").getAttribute("transform"))[1]);
+		return {k: k, outside: boxes.filter(b => b.left < r.left - 0.5 || b.right > r.right + 0.5 || b.top < r.top - 0.5 || b.bottom > r.bottom + 0.5).length,
+			misses: document.querySelectorAll(".task.miss").length}; })()`
+	var first struct {
+		K       float64 `json:"k"`
+		Outside int     `json:"outside"`
+		Misses  int     `json:"misses"`
+	}
+	b.eval(ctx, inView, &first)
+	if first.K < 0.75 || first.Outside != 0 || first.Misses != 5 {
+		t.Errorf("the page opens at scale %v with %d of 42 tasks out of view (%d misses drawn), want every task in view at 0.75 or more", first.K, first.Outside, first.Misses)
+	}
+	if shot := os.Getenv("VX_GRAPH_SCREENSHOT"); shot != "" {
+		var png struct {
+			Data []byte `json:"data"`
+		}
+		b.call(ctx, b.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &png)
+		if err := os.WriteFile(shot, png.Data, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	b.eval(ctx, `document.getElementById("fit").click()`, nil)
+	var fitted struct {
+		K       float64 `json:"k"`
+		Outside int     `json:"outside"`
+	}
+	b.eval(ctx, inView, &fitted)
+	if fitted.K < 0.75 || fitted.Outside != 0 {
+		t.Errorf("after Fit: scale %v, %d tasks out of view; want all in view at 0.75 or more", fitted.K, fitted.Outside)
 	}
 	if p := b.problems(url); len(p) > 0 {
 		t.Errorf("the page did what it must not:\n%s", strings.Join(p, "\n"))

@@ -2,6 +2,7 @@ package view
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -33,6 +34,7 @@ type Layout struct {
 	Layer         []int     // the layer of each task
 	Edges         []Route   // the dependencies drawn, in the order of the tasks and their Deps
 	order         [][]int   // the vertices of each layer, top to bottom (tasks, then edge bends)
+	grid          []int     // the tasks without a dependency or a dependent, in plan order: placed in a grid
 	verts         []lvertex // tasks first, then the bends of edges that cross layers
 	key           []float64 // sortLayer's sort key of each vertex
 }
@@ -57,8 +59,13 @@ type lvertex struct {
 // edge crossing several layers bends once in each, and the order within
 // each layer is chosen to cross fewer edges: barycenter sweeps (each
 // vertex moves to the mean position of its neighbours in the layer just
-// swept), keeping the order that crossed least. Everything is
-// deterministic: the same graph gives the same drawing.
+// swept), keeping the order that crossed least. The tasks joined to no
+// other (no dependency, no dependent: a flat graph's every task, the 42
+// independent builds of a monorepo's packages) are not stacked in one long
+// first layer but laid in a grid below the rest, row by row in plan order,
+// as many columns as make it about as wide as a screen is wide (gridAspect),
+// and at least as many as the layers above it. Everything is deterministic:
+// the same graph gives the same drawing.
 func LayoutGraph(g *Graph) *Layout {
 	n := len(g.Tasks)
 	l := &Layout{Boxes: make([]Point, n), Layer: make([]int, n)}
@@ -69,8 +76,20 @@ func LayoutGraph(g *Graph) *Layout {
 		l.Layers = max(l.Layers, l.Layer[i]+1)
 	}
 	l.verts = make([]lvertex, n)
-	for i := range g.Tasks {
+	joined := make([]bool, n)
+	for i, t := range g.Tasks {
 		l.verts[i].layer = l.Layer[i]
+		if len(t.Deps) > 0 {
+			joined[i] = true
+			for _, d := range t.Deps {
+				joined[d] = true
+			}
+		}
+	}
+	for i := range g.Tasks {
+		if !joined[i] {
+			l.grid = append(l.grid, i)
+		}
 	}
 	type span struct{ from, to int }
 	bends := map[span][]int{}
@@ -92,12 +111,15 @@ func LayoutGraph(g *Graph) *Layout {
 	}
 	l.order = make([][]int, l.Layers)
 	for v := range l.verts {
+		if v < n && !joined[v] {
+			continue // in the grid
+		}
 		layer := l.verts[v].layer
 		l.verts[v].pos = len(l.order[layer])
 		l.order[layer] = append(l.order[layer], v)
 	}
 	l.reduceCrossings()
-	l.place()
+	l.place(joined)
 	for i := range g.Tasks {
 		for _, d := range drawn[i] {
 			r := Route{From: i, To: d}
@@ -297,8 +319,9 @@ func (l *Layout) crossings() int {
 // vertex (a task takes a box's height, a bend a lane's) goes as near the
 // mean height of its neighbours as the layer's order and spacing allow
 // (each layer in turn, a few rounds: coordinate descent on the squared
-// vertical lengths of the edges, so edges run as flat as they can).
-func (l *Layout) place() {
+// vertical lengths of the edges, so edges run as flat as they can). Then
+// the grid of the tasks joined to none (not joined), below.
+func (l *Layout) place(joined []bool) {
 	for _, vs := range l.order {
 		y := 0.0
 		for _, v := range vs {
@@ -315,22 +338,53 @@ func (l *Layout) place() {
 		}
 	}
 	top, bottom := 0.0, 0.0
+	layers := 0 // those holding a joined task
 	for v := range l.verts {
+		if v < len(joined) && !joined[v] {
+			continue
+		}
 		top = min(top, l.verts[v].y-l.height(v)/2)
 		bottom = max(bottom, l.verts[v].y+l.height(v)/2)
+		layers = max(layers, l.verts[v].layer+1)
 	}
 	for v := range l.verts {
 		l.verts[v].y += margin - top
 	}
 	for i := range l.Boxes {
-		l.Boxes[i] = Point{margin + float64(l.verts[i].layer)*(boxW+colGap), l.verts[i].y - boxH/2}
+		if joined[i] {
+			l.Boxes[i] = Point{margin + float64(l.verts[i].layer)*(boxW+colGap), l.verts[i].y - boxH/2}
+		}
 	}
-	l.Width = 2*margin + float64(l.Layers)*(boxW+colGap) - colGap
-	if l.Layers == 0 {
-		l.Width = 2 * margin
+	l.Width, l.Height = 2*margin, 2*margin
+	if layers > 0 {
+		l.Width += float64(layers)*(boxW+colGap) - colGap
+		l.Height += bottom - top - rowGap
 	}
-	l.Height = 2*margin + bottom - top - rowGap
+	if len(l.grid) == 0 {
+		return
+	}
+	// The grid: cells of a box and its gaps, about gridAspect times as
+	// wide as high, and no narrower than the layers above.
+	cellW, cellH := boxW+colGap, boxH+rowGap
+	k := len(l.grid)
+	cols := int(math.Ceil(math.Sqrt(float64(k) * cellH * gridAspect / cellW)))
+	cols = min(k, max(cols, layers, 1))
+	rows := (k + cols - 1) / cols
+	y0 := margin
+	if layers > 0 {
+		y0 = l.Height - margin + colGap // below the layers, a layer's gap apart
+	}
+	for j, i := range l.grid {
+		l.Boxes[i] = Point{margin + float64(j%cols)*cellW, y0 + float64(j/cols)*cellH}
+	}
+	l.Width = max(l.Width, 2*margin+float64(cols)*cellW-colGap)
+	l.Height = y0 + float64(rows)*cellH - rowGap + margin
 }
+
+// gridAspect is the width over the height the grid of unjoined tasks is
+// laid out for: a screen's (16:10), so that the page can open on all of a
+// flat graph of dozens of tasks at a readable size.
+const gridAspect = 1.6
 
 // placeRounds is how many times place aligns every layer both ways.
 const placeRounds = 20

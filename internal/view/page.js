@@ -252,14 +252,15 @@
     else if (ev.key === "Escape" && selected >= 0) select(-1);
   });
 
-  // At first, the whole graph when its text stays readable, else the
-  // first layers at a readable size.
+  // At first, the whole graph when its text stays readable, else its
+  // top-left corner (the first layers, the first rows of the grid of
+  // unjoined tasks) at a readable size.
   (function () {
     var s = size();
     if (Math.min(s.w / data.width, s.h / data.height) >= 0.75) { fit(); return; }
     view.k = Math.min(1, Math.max(0.75, s.w / data.width));
     view.x = 0;
-    view.y = Math.min(0, s.h / 2 - data.height / 2 * view.k);
+    view.y = 0;
     apply();
   })();
 })();
