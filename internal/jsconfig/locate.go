@@ -56,7 +56,7 @@ func locate(src []byte, path []any, key bool) (located, bool) {
 				next = cur.elems[k]
 			}
 		}
-		if next == nil {
+		if next == nil || next.start < 0 { // absent, or a value cut off at the end of the source
 			return located{off: cur.start}, true
 		}
 		cur = next
