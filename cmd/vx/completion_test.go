@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vxrun/vx/internal/testdir"
-
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // The completion scripts run in real shells here: each test sources what
@@ -44,11 +44,7 @@ func needShell(t *testing.T, name string) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("the POSIX shells' completion is tested on Unix")
 	}
-	path, err := osexec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is not installed; install it to test its completion script", name)
-	}
-	return path
+	return testtool.Need(t, "apt-get install "+name+"; .ci/run does: its completion script is tested in it", name)
 }
 
 func shellOutput(t *testing.T, dir, shell string, args ...string) string {
@@ -64,6 +60,7 @@ func shellOutput(t *testing.T, dir, shell string, args ...string) string {
 }
 
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash := needShell(t, "bash")
 	root := completionWorkspace(t)
 	// Each line completes one command line, as bash would with the cursor at
@@ -98,6 +95,7 @@ t 'vx completion f'
 }
 
 func TestCompletionZsh(t *testing.T) {
+	t.Parallel()
 	zsh := needShell(t, "zsh")
 	root := completionWorkspace(t)
 	// zsh's completion system needs a terminal; the script's own work is
@@ -126,6 +124,7 @@ words=(vx run build -- ''); CURRENT=5; _vx
 }
 
 func TestCompletionFish(t *testing.T) {
+	t.Parallel()
 	fish := needShell(t, "fish")
 	root := completionWorkspace(t)
 	script := `vx completion fish | source; or exit 1
@@ -143,6 +142,7 @@ complete -C 'vx run build -- no'
 }
 
 func TestCompletionZshInteractive(t *testing.T) {
+	t.Parallel()
 	// The real thing: an interactive zsh on a pseudo-terminal (zsh/zpty),
 	// compinit, the script loaded as the docs say, and a Tab pressed.
 	zsh := needShell(t, "zsh")

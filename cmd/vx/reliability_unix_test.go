@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // platformHelpers are the vxrel commands of this OS (none on Unix).
@@ -232,9 +233,7 @@ var orphanScripts = map[string]string{
 
 func orphanWorkspace(t *testing.T, scripts map[string]string) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the signal counter is a node program")
-	}
+	testtool.Need(t, "Node.js; .ci/run has it: the signal counter is a node program", "node")
 	root := t.TempDir()
 	files := map[string]string{
 		"package.json": wsRoot,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vxrun/vx/internal/release"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // nodeShims declares the little of node's API the examples use, so that
@@ -34,10 +35,7 @@ declare var process: { env: Record<string, string | undefined> };
 // invalid example fails with the error its first line names. Both the
 // types and the examples are what users get: an editor shows these errors.
 func TestTypesCompile(t *testing.T) {
-	tsc, err := osexec.LookPath("tsc")
-	if err != nil {
-		t.Skip("tsc is not on PATH: install typescript with npm (npm i -g typescript; .ci/run does) to check the types of vx.config.ts")
-	}
+	tsc := testtool.Need(t, "npm i -g typescript; .ci/run does: TestTypesCompile checks the types of vx.config.ts", "tsc")
 	dir := testdir.New(t)
 	write := func(name string, data []byte) {
 		t.Helper()

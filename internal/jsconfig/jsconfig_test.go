@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/vxrun/vx/internal/helper"
 	"github.com/vxrun/vx/internal/jsconfig/evaluate"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // vxConfig is vx-config for the tests that evaluate: a copy of this test
@@ -45,9 +45,7 @@ func TestMain(m *testing.M) {
 // be evaluated then).
 func helperPath(t *testing.T) string {
 	t.Helper()
-	if _, err := osexec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: evaluating vx.config.ts needs Node.js 18 or later (.ci/run has it)")
-	}
+	testtool.Need(t, "Node.js 18 or later; .ci/run has it: it evaluates vx.config.ts", "node")
 	vxConfig.once.Do(func() {
 		vxConfig.dir, vxConfig.err = os.MkdirTemp("", "vx-config-test")
 		if vxConfig.err != nil {

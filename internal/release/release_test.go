@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // bins stands this test binary in for every program vx ships.
@@ -273,10 +274,7 @@ func TestArchiveAndChecksums(t *testing.T) {
 // The launcher, when no platform package is installed, says which package is
 // missing and exits 2 instead of a Node.js stack trace.
 func TestLauncherWithoutPlatformPackage(t *testing.T) {
-	node, err := osexec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the launcher cannot be run")
-	}
+	node := testtool.Need(t, "Node.js; .ci/run has it: it runs the npm launcher", "node")
 	dir := testdir.New(t)
 	data, err := npmFiles.ReadFile("npm/launcher.js")
 	if err != nil {

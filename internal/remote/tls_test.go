@@ -19,6 +19,7 @@ import (
 	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/remotetest"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // pki writes a CA, a server certificate for 127.0.0.1 and a client
@@ -61,7 +62,7 @@ func pki(t *testing.T, dir string) (ca, srvCert, srvKey, cliCert, cliKey string)
 // and a client certificate pair against a bazel-remote that requires one.
 func TestBazelRemoteMutualTLS(t *testing.T) {
 	if _, ok := remotetest.ServerBinary(); !ok {
-		t.Skip("bazel-remote is not built: run `make bazel-remote`")
+		testtool.Missing(t, "bazel-remote", "make bazel-remote builds bin/bazel-remote; .ci/run does")
 	}
 	dir := testdir.New(t)
 	ca, sc, sk, cc, ck := pki(t, dir)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -16,16 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // nodePath is node on PATH; tests that evaluate skip without it.
 func nodePath(t *testing.T) string {
 	t.Helper()
-	p, err := osexec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: the evaluation tests need Node.js 18 or later (.ci/run has it)")
-	}
-	return p
+	return testtool.Need(t, "Node.js 18 or later; .ci/run has it: the evaluation tests run it", "node")
 }
 
 // workspace writes files (slash-separated paths relative to a new root)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // RepoRoot finds the vx module's root above the working directory.
@@ -86,7 +87,7 @@ func Start(t testing.TB, o Options) *Server {
 	t.Helper()
 	bin, ok := ServerBinary()
 	if !ok {
-		t.Skip("bazel-remote is not built: run `make bazel-remote` (it builds bin/bazel-remote from tools/go.mod) to run the remote cache's end-to-end tests")
+		testtool.Missing(t, "bazel-remote", "make bazel-remote builds bin/bazel-remote from tools/go.mod; .ci/run does: the remote cache's end-to-end tests run against it")
 	}
 	dir := testdir.New(t)
 	var s *Server
