@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // gitRepo is a repository for the index tests.
@@ -24,9 +25,7 @@ type gitRepo struct {
 
 func newGitRepo(t *testing.T, initArgs ...string) *gitRepo {
 	t.Helper()
-	if _, err := osexec.LookPath("git"); err != nil {
-		t.Skip("git not found: the index tests compare vx's reading of the index with git's")
-	}
+	testtool.Need(t, "apt-get install git: the index tests compare vx's reading of the index with git's", "git")
 	r := &gitRepo{t: t, root: testdir.New(t)}
 	home := testdir.New(t)
 	r.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",

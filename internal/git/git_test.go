@@ -3,28 +3,25 @@ package git
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // TestRun: git's output, and its failures as one line with the first line
 // of its standard error, not a repository told apart.
 func TestRun(t *testing.T) {
-	prog, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("skipped: git not found on PATH")
-	}
+	prog := testtool.Need(t, "apt-get install git", "git")
 	dir := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
 	if runtime.GOOS == "windows" {
 		env = append(env, "SYSTEMROOT="+os.Getenv("SYSTEMROOT"))
 	}
-	_, err = Run(prog, dir, env, nil, "status", "--porcelain")
+	_, err := Run(prog, dir, env, nil, "status", "--porcelain")
 	var ge *Error
 	if !errors.As(err, &ge) || !ge.NotARepo() || ge.Code != 128 {
 		t.Fatalf("git status outside a repository: %v (%#v), want a not-a-repository *Error with code 128", err, ge)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -19,9 +20,7 @@ import (
 // apps/web (depends on ui), apps/docs; one commit on branch main.
 func gitRepo(t *testing.T, wsRel string) (repo, root string, git func(args ...string)) {
 	t.Helper()
-	if _, err := osexec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	testtool.Need(t, "apt-get install git", "git")
 	repo = filepath.Join(testdir.New(t), "repo")
 	root = filepath.Join(repo, filepath.FromSlash(wsRel))
 	files := map[string]string{
@@ -245,9 +244,7 @@ func TestAffectedBase(t *testing.T) {
 }
 
 func TestAffectedErrors(t *testing.T) {
-	if _, err := osexec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	testtool.Need(t, "apt-get install git", "git")
 	dir := testdir.New(t)
 	write(t, filepath.Join(dir, "package.json"), `{"name": "solo"}`)
 	ws, err := workspace.Discover(dir)

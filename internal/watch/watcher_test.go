@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // fixture is a watched directory and what the watcher sent so far.
@@ -29,10 +30,7 @@ func newFixture(t *testing.T, files map[string]string, git bool, o Options) *fix
 		write(t, root, name, content)
 	}
 	if git {
-		prog, err := osexec.LookPath("git")
-		if err != nil {
-			t.Skip("git is not installed")
-		}
+		prog := testtool.Need(t, "apt-get install git", "git")
 		if out, err := osexec.Command(prog, "-C", root, "init", "-q").CombinedOutput(); err != nil {
 			t.Fatalf("git init: %v\n%s", err, out)
 		}
