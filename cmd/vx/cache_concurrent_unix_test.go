@@ -21,6 +21,7 @@ import (
 // dist/ would store a mix. The second run waits for the first, and says
 // so.
 func TestTwoRunsOneTask(t *testing.T) {
+	t.Parallel()
 	setup := func(t *testing.T, git bool) (w *cacheWS, started, release string) {
 		w = newCacheWS(t, git)
 		dir := testdir.New(t)

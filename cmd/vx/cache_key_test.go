@@ -22,6 +22,7 @@ import (
 // script's text as the key's arguments), or docs/cache.md lists it as a
 // machine's own value the key leaves out.
 func TestCacheKeyCoversChildEnv(t *testing.T) {
+	t.Parallel()
 	root := testdir.New(t)
 	write := func(rel, content string) {
 		t.Helper()

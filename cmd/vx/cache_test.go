@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // cacheWS is a workspace of two projects, b depending on a, whose builds
@@ -74,9 +75,7 @@ echo ran >> ../../.runs/b
 	w.write("packages/b/src/in.txt", "b v1\n")
 	w.write("packages/b/README.md", "# b\n")
 	if git {
-		if _, err := osexec.LookPath("git"); err != nil {
-			t.Skip("git not found")
-		}
+		testtool.Need(t, "apt-get install git", "git")
 		w.git("init", "-q")
 		w.git("add", "-A")
 		w.git("commit", "-qm", "init")
@@ -167,6 +166,7 @@ func (w *cacheWS) build(extra ...string) (string, vxResult) {
 // TestCacheHitMiss runs each scenario as a user would: build, change
 // something, build again, and checks which tasks ran the second time.
 func TestCacheHitMiss(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		git    bool
@@ -206,6 +206,7 @@ func TestCacheHitMiss(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each scenario has its own workspace and store
 			w := newCacheWS(t, tt.git)
 			if ran, r := w.build(); ran != "ab" {
 				t.Fatalf("first run: ran %q, want \"ab\"\n%s", ran, r.stderr)
@@ -240,6 +241,7 @@ func TestCacheHitMiss(t *testing.T) {
 // TestCacheRestoresExactly checks modes, symbolic links, removal of files
 // the entry does not hold, and the logs replayed byte for byte.
 func TestCacheRestoresExactly(t *testing.T) {
+	t.Parallel()
 	w := newCacheWS(t, true)
 	first := w.vx(nil, "run", "build", "--filter", "a")
 	if first.code != 0 {
@@ -273,6 +275,7 @@ func TestCacheRestoresExactly(t *testing.T) {
 // TestCacheClone: a second clone of the repository in another directory
 // shares the entries of the first through VX_CACHE_DIR.
 func TestCacheClone(t *testing.T) {
+	t.Parallel()
 	w := newCacheWS(t, true)
 	if ran, r := w.build(); ran != "ab" {
 		t.Fatalf("first run: %q\n%s", ran, r.stderr)
@@ -320,6 +323,7 @@ func (w *cacheWS) keyOf(id string) cache.Digest {
 // right: a damaged entry is a miss with one warning, the task runs, and
 // its outputs are correct.
 func TestCacheDamagedStore(t *testing.T) {
+	t.Parallel()
 	damage := []struct {
 		name string
 		do   func(t *testing.T, w *cacheWS, st *cache.Store, key cache.Digest)
@@ -363,6 +367,7 @@ func TestCacheDamagedStore(t *testing.T) {
 	}
 	for _, tt := range damage {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			w := newCacheWS(t, true)
 			if ran, r := w.build(); ran != "ab" {
 				t.Fatalf("first run: %q\n%s", ran, r.stderr)
@@ -440,6 +445,7 @@ func (w *cacheWS) outputBlobs(st *cache.Store, key cache.Digest) []string {
 // writes; a failed task is not stored; a task whose inputs change while it
 // runs is not stored.
 func TestCacheFlags(t *testing.T) {
+	t.Parallel()
 	w := newCacheWS(t, true)
 	w.build()
 	if ran, _ := w.build("VX_UNUSED=1"); ran != "" {
@@ -482,6 +488,7 @@ func TestCacheFlags(t *testing.T) {
 // the same time both succeed, with correct outputs, and leave a store the
 // next run hits in.
 func TestCacheConcurrentRuns(t *testing.T) {
+	t.Parallel()
 	w := newCacheWS(t, true)
 	clone := filepath.Join(t.TempDir(), "clone")
 	if out, err := osexec.Command("git", "clone", "-q", w.root, clone).CombinedOutput(); err != nil {

@@ -18,6 +18,7 @@ import (
 // first occurrence before vx reads its environment. The raw environment is
 // passed with syscall.ForkExec: os/exec would keep only the last.
 func TestDuplicateParentVariable(t *testing.T) {
+	t.Parallel()
 	root := testdir.New(t)
 	writeTree(t, root, map[string]string{
 		"package.json": `{"name": "a", "scripts": {"build": "echo $DUP"}}`,

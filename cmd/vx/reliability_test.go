@@ -469,6 +469,7 @@ func waitDeadline(cmd *exec.Cmd, deadline time.Duration) (vxRun, bool) {
 // newline gets one. Then one task alone (passthrough mode) must keep binary
 // output byte-identical: all 256 byte values, no final newline.
 func TestReliabilityNoLostByte(t *testing.T) {
+	t.Parallel() // its own workspace; the signal tests, which are not parallel, have ended
 	watchInterrupts(t)
 	tasks, size, conc := 200, 1<<20, 8
 	if runtime.GOOS == "windows" {
@@ -737,6 +738,7 @@ func (c *prefixChecker) check(stream string, gens []*lineGen, r io.Reader, other
 // fails on every kind of damage it is meant to catch, so that its passing
 // means something.
 func TestReliabilityLostByteCheck(t *testing.T) {
+	t.Parallel()
 	ids := []string{"a#gen", "bb#gen", "a-longer-one#gen"}
 	finalNL := []bool{true, false, true}
 	c := newPrefixChecker(ids)
@@ -970,6 +972,7 @@ func grow(rel string) func(t *testing.T, root string) {
 // or hang: each gives exactly one line on stderr, nothing on stdout, and
 // exit code 2, before any script runs (each script would print "built").
 func TestReliabilityBadInput(t *testing.T) {
+	t.Parallel()
 	watchInterrupts(t)
 	cases := append(brokenCases(), platformBrokenCases()...)
 	for _, tc := range cases {

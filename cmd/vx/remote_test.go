@@ -195,6 +195,7 @@ func skipRemoteE2E(t *testing.T) {
 // with signing on an unsigned entry is a miss; a blob deleted on the server
 // is a miss and a correct rerun.
 func TestRemoteCacheTwoClones(t *testing.T) {
+	t.Parallel()
 	skipRemoteE2E(t)
 	srv := remotetest.Start(t, remotetest.Options{})
 	runs := filepath.Join(testdir.New(t), "runs.log")
@@ -359,6 +360,7 @@ func TestRemoteCacheTwoClones(t *testing.T) {
 // signing key or without one. The server stores blobs uncompressed, so
 // that a value would show.
 func TestRemoteNeverHoldsValues(t *testing.T) {
+	t.Parallel()
 	skipRemoteE2E(t)
 	srv := remotetest.Start(t, remotetest.Options{Args: []string{"--storage_mode", "uncompressed"}})
 	runs := filepath.Join(testdir.New(t), "runs.log")
@@ -397,6 +399,7 @@ func TestRemoteNeverHoldsValues(t *testing.T) {
 // TestRemoteCacheServerDies: the server is killed in the middle of a run
 // (by the first task's script); the run succeeds, with one warning.
 func TestRemoteCacheServerDies(t *testing.T) {
+	t.Parallel()
 	skipRemoteE2E(t)
 	srv := remotetest.Start(t, remotetest.Options{})
 	runs := filepath.Join(testdir.New(t), "runs.log")
@@ -420,6 +423,7 @@ func TestRemoteCacheServerDies(t *testing.T) {
 // TestRemoteCacheUnreachable: nothing listens at the URL; the run costs
 // next to nothing more and warns once.
 func TestRemoteCacheUnreachable(t *testing.T) {
+	t.Parallel()
 	skipRemoteE2E(t)
 	runs := filepath.Join(testdir.New(t), "runs.log")
 	c := newRemoteClone(t, runs)
@@ -441,6 +445,7 @@ func TestRemoteCacheUnreachable(t *testing.T) {
 // TestRemoteSettingsNeverReachTasks: VX_REMOTE_* are vx's settings; a task
 // never sees them, even through a passThrough pattern that matches.
 func TestRemoteSettingsNeverReachTasks(t *testing.T) {
+	t.Parallel()
 	skipRemoteE2E(t)
 	c := newRemoteClone(t, filepath.Join(testdir.New(t), "runs.log"))
 	c.write("vx.json", `{"tasks": {"build": {"env": {"passThrough": ["VX_*", "VX_REMOTE_HEADER"]}}}}`)

@@ -18,6 +18,7 @@ import (
 // business: these tasks do not print their values (docs/cache.md,
 // "Declared values").
 func TestDeclaredValuesNeverInClear(t *testing.T) {
+	t.Parallel()
 	w := newCacheWS(t, true)
 	w.write("vx.json", strings.Replace(cacheVXJSON, `"MODE": "release"`, `"MODE": "vxdefine-7f3k2q"`, 1))
 	w.write("packages/a/build.sh", `set -e
@@ -100,6 +101,7 @@ echo ran >> ../../.runs/a
 // cache and no signing key the public one; without a remote each store's
 // own secret makes its own keys. Every command of one setup agrees.
 func TestEnvKeyAcrossMachines(t *testing.T) {
+	t.Parallel()
 	m1, m2 := newCacheWS(t, false), newCacheWS(t, false)
 	key := func(w *cacheWS, env ...string) string {
 		t.Helper()
