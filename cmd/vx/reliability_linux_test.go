@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testtool"
 	"golang.org/x/sys/unix"
 )
 
@@ -154,10 +155,7 @@ func TestReliabilityCtrlC(t *testing.T) {
 // normally and vx exits 0, leaving nothing behind.
 func TestReliabilityJobControl(t *testing.T) {
 	watchInterrupts(t)
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash is not installed: the test needs an interactive shell with job control")
-	}
+	bash := testtool.Need(t, "apt-get install bash: the test needs an interactive shell with job control", "bash")
 	root := sleepWorkspace(t, map[string]string{
 		"p": `echo $$ > pid; touch ready; while [ ! -f go ]; do sleep 0.02; done; echo finished`,
 	})

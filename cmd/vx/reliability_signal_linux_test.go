@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // marked returns the live processes whose environment holds
@@ -297,9 +299,7 @@ func stopInside(pid int, dir string, d time.Duration) bool {
 // a dependent task starts.
 func TestReliabilityEscapes(t *testing.T) {
 	watchInterrupts(t)
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid (util-linux) is not installed")
-	}
+	testtool.Need(t, "apt-get install util-linux", "setsid")
 	escapes := map[string]string{
 		// holds the output pipe; the dependent task b reports its state
 		"a": `setsid sleep 300 & echo $! > stray; echo a`,
@@ -402,9 +402,7 @@ func TestReliabilityKilled(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.survive > 0 {
-				if _, err := exec.LookPath("setsid"); err != nil {
-					t.Skip("setsid (util-linux) is not installed")
-				}
+				testtool.Need(t, "apt-get install util-linux", "setsid")
 			}
 			root := sleepWorkspace(t, tc.scripts)
 			dir := root

@@ -913,7 +913,7 @@ func TestReliabilityGuard(t *testing.T) {
 	for _, tc := range single {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.needNpm && !hasNpm {
-				t.Skip("npm is not installed")
+				testtool.Missing(t, "npm", "it comes with Node.js; .ci/run has it")
 			}
 			reset()
 			args := tc.args
