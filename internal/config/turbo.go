@@ -388,7 +388,11 @@ func readTurboTask(key string, n *node, file string, warn func(key, format strin
 			}
 		case "outputLogs", "outputMode":
 			if m.val.kind != kindString || !slices.Contains(OutputLogModes, m.val.str) {
-				return d, errHint(m.val.off, "it takes "+quotedOr(OutputLogModes), "invalid %q of task %q: found %s", m.key, key, m.val.describe())
+				found := m.val.describe()
+				if m.val.kind == kindString {
+					found = strconv.Quote(m.val.str)
+				}
+				return d, errHint(m.val.off, "it takes "+quotedOr(OutputLogModes), "invalid %q of task %q: found %s", m.key, key, found)
 			}
 			if m.key == "outputMode" {
 				warn("outputMode", `%s: "outputMode" is turbo 1.x's name for "outputLogs": read as "outputLogs"`, file)
