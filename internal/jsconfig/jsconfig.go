@@ -129,7 +129,7 @@ func Load(o Options) (*Result, error) {
 	}
 	var root *config.Config
 	if len(rootFiles) == 0 {
-		tr, files, err := loadTurbo(o)
+		tr, files, err := LoadTurbo(o)
 		if err != nil {
 			return nil, err
 		}
@@ -178,10 +178,11 @@ func Load(o Options) (*Result, error) {
 	return res, nil
 }
 
-// loadTurbo reads the root's turbo.json (or turbo.jsonc) and the projects'
-// own, when the root has one; nil when it has none. files are the files
-// read, root's first.
-func loadTurbo(o Options) (*config.Turbo, []string, error) {
+// LoadTurbo reads the root's turbo.json (or turbo.jsonc) and the projects'
+// own, when the root has one, whatever other config the root has (vx
+// init); nil when it has none. files are the files read, root's first.
+// Load uses it when the root has no vx config.
+func LoadTurbo(o Options) (*config.Turbo, []string, error) {
 	found, err := present(o.Root, config.TurboFileNames)
 	if err != nil || len(found) == 0 {
 		return nil, nil, err
