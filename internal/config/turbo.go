@@ -334,6 +334,12 @@ func readTurboTask(key string, n *node, file string, warn func(key, format strin
 			}
 			for i, g := range list {
 				g = turboGlob(g)
+				if slices.Contains(strings.Split(strings.TrimPrefix(g, "!"), "/"), "..") {
+					// The project's own directory decides where "../" leads: a
+					// key without the file would hit when it changed.
+					d.notCached = fmt.Sprintf("its inputs glob %q leaves the project through \"..\" (write $TURBO_ROOT$/... for a path from the root)", list[i])
+					continue
+				}
 				if reason := checkGlob(g, true); reason != "" {
 					return d, errAt(m.val.elems[i].off, "invalid inputs glob %q in task %q: %s", list[i], key, reason)
 				}
@@ -501,7 +507,7 @@ func mergeTurbo(base, over turboDef) turboDef {
 	if over.set["outputLogs"] {
 		out.outputLogs = over.outputLogs
 	}
-	if over.set["outputs"] {
+	if over.notCached != "" || over.set["outputs"] || over.set["inputs"] {
 		out.notCached = over.notCached
 	}
 	return out

@@ -75,11 +75,13 @@ func TestParseTurbo(t *testing.T) {
 			name: "what vx does not use is named once",
 			root: `{"ui": "tui", "daemon": false, "envMode": "loose", "remoteCache": {"signature": true}, "futureFlags": {}, "boundaries": {},
 				"tasks": {"dev": {"interactive": true, "cache": false, "with": ["api#dev"]}, "start": {"interactive": true, "cache": false},
-					"deploy": {"outputs": ["$TURBO_ROOT$/out/**"], "passThroughEnv": ["*"]}}}`,
+					"deploy": {"outputs": ["$TURBO_ROOT$/out/**"], "passThroughEnv": ["*"]},
+					"docs": {"inputs": ["src/**", "../shared/**"]}}}`,
 			want: map[string]Task{
 				"dev":    {NoCache: true},
 				"start":  {NoCache: true},
 				"deploy": {NoCache: true},
+				"docs":   {NoCache: true, Inputs: []string{"src/**"}},
 			},
 			warnings: []string{
 				`turbo.json: "ui" is not used by vx: vx prints each task's lines with a prefix; there is no TUI`,
@@ -92,6 +94,7 @@ func TestParseTurbo(t *testing.T) {
 				`turbo.json: "with" is not used by vx: run the sibling tasks in the same vx run (vx run dev api#dev)`,
 				`"*" in "passThroughEnv" of task "deploy" is left out: it would hand the task vx's whole environment; list the names or patterns it reads`,
 				`turbo.json: task "deploy": its outputs glob "$TURBO_ROOT$/out/**" is outside the project, which vx's cache does not restore; vx does not cache it`,
+				`turbo.json: task "docs": its inputs glob "../shared/**" leaves the project through ".." (write $TURBO_ROOT$/... for a path from the root); vx does not cache it`,
 			},
 		},
 	}
