@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	osexec "os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +21,11 @@ import (
 // ... --dry-run=json`. Both must plan the same tasks, and each task must
 // come after the same tasks (the transitive closure of the dependencies,
 // turbo's no-op tasks for scripts a project lacks looked through): a
-// compatible order. The root's tasks are "//#task" in both.
+// compatible order. The root's tasks are "//#task" in both. And each task
+// both cache must have the same input files (inputs, $TURBO_DEFAULT$,
+// $TURBO_ROOT$, negations, globalDependencies), as paths from the root,
+// but for the root's package.json and lockfiles, which each tool counts in
+// its own way.
 func TestTurboDifferential(t *testing.T) {
 	turbo, err := osexec.LookPath("turbo")
 	if err != nil {
@@ -50,15 +55,18 @@ func TestTurboDifferential(t *testing.T) {
 				t.Fatal(err)
 			}
 			home := t.TempDir()
-			env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TURBO_TELEMETRY_DISABLED=1",
+			env := append(os.Environ(), "HOME="+home, "VX_CACHE_DIR="+filepath.Join(home, "vx-cache"), "XDG_CONFIG_HOME="+home, "TURBO_TELEMETRY_DISABLED=1",
 				"DO_NOT_TRACK=1", "TURBO_NO_UPDATE_NOTIFIER=1", "TURBO_PRINT_VERSION_DISABLED=1", "NO_COLOR=1")
 			for _, line := range strings.Split(strings.TrimSpace(string(runs)), "\n") {
 				args := strings.Fields(line)
 				t.Run(strings.Join(args, " "), func(t *testing.T) {
-					want := turboPlan(t, turbo, ws, env, args)
-					got := vxPlan(t, ws, env, args, root.Name)
+					want, wantInputs := turboPlan(t, turbo, ws, env, args)
+					got, gotInputs := vxPlan(t, ws, env, args, root.Name)
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Errorf("each task and the tasks it comes after: turbo (-) and vx (+):\n%s", diff)
+					}
+					if diff := cmp.Diff(wantInputs, gotInputs); diff != "" {
+						t.Errorf("each cached task's input files: turbo (-) and vx (+):\n%s", diff)
 					}
 				})
 			}
@@ -67,8 +75,8 @@ func TestTurboDifferential(t *testing.T) {
 }
 
 // turboPlan is turbo's plan: each task that runs a script, with every task
-// it comes after.
-func turboPlan(t *testing.T, turbo, ws string, env, args []string) map[string][]string {
+// it comes after; and each cached task's input files.
+func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][]string, map[string][]string) {
 	t.Helper()
 	cmd := osexec.Command(turbo, append(append([]string{"run"}, args...), "--dry=json")...)
 	cmd.Dir, cmd.Env = ws, env
@@ -79,10 +87,21 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) map[string][]
 		t.Fatalf("turbo run %s --dry=json: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	var plan struct {
+		Global struct {
+			Files map[string]string `json:"files"`
+		} `json:"globalCacheInputs"`
 		Tasks []struct {
-			TaskID       string   `json:"taskId"`
-			Command      string   `json:"command"`
-			Dependencies []string `json:"dependencies"`
+			TaskID       string            `json:"taskId"`
+			Command      string            `json:"command"`
+			Dependencies []string          `json:"dependencies"`
+			Directory    string            `json:"directory"`
+			Inputs       map[string]string `json:"inputs"`
+			Cache        struct {
+				Status string `json:"status"`
+			} `json:"cache"`
+			ResolvedTaskDefinition struct {
+				Cache bool `json:"cache"`
+			} `json:"resolvedTaskDefinition"`
 		} `json:"tasks"`
 	}
 	if err := json.Unmarshal(out, &plan); err != nil {
@@ -90,15 +109,60 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) map[string][]
 	}
 	deps := map[string][]string{}
 	runs := map[string]bool{}
+	own := map[string][]string{}
 	for _, task := range plan.Tasks {
 		deps[task.TaskID] = task.Dependencies
 		runs[task.TaskID] = task.Command != "<NONEXISTENT>"
+		for f := range task.Inputs {
+			own[task.TaskID] = append(own[task.TaskID], path.Join(task.Directory, f))
+		}
 	}
-	return closures(deps, runs)
+	inputs := map[string][]string{}
+	for _, task := range plan.Tasks {
+		if !runs[task.TaskID] || !task.ResolvedTaskDefinition.Cache {
+			continue
+		}
+		files := slices.Clone(own[task.TaskID])
+		for f := range plan.Global.Files {
+			files = append(files, f)
+		}
+		// A dependency without the script is turbo's no-op task, whose
+		// files are in the hash through it; vx puts them in the key itself.
+		seen := map[string]bool{}
+		var noop func(string)
+		noop = func(id string) {
+			for _, d := range deps[id] {
+				if !runs[d] && !seen[d] {
+					seen[d] = true
+					files = append(files, own[d]...)
+					noop(d)
+				}
+			}
+		}
+		noop(task.TaskID)
+		inputs[task.TaskID] = comparable(files)
+	}
+	return closures(deps, runs), inputs
+}
+
+// comparable sorts files, leaving out those each tool counts its own way.
+func comparable(files []string) []string {
+	out := []string{}
+	for _, f := range files {
+		switch f {
+		case "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "turbo.json", "turbo.jsonc":
+			continue
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // vxPlan is vx's plan in the same terms, the root's tasks named "//#task".
-func vxPlan(t *testing.T, ws string, env, args []string, rootName string) map[string][]string {
+func vxPlan(t *testing.T, ws string, env, args []string, rootName string) (map[string][]string, map[string][]string) {
 	t.Helper()
 	cmd := osexec.Command("vx", append(append([]string{"run"}, args...), "--dry-run=json")...)
 	cmd.Dir, cmd.Env = ws, env
@@ -112,6 +176,11 @@ func vxPlan(t *testing.T, ws string, env, args []string, rootName string) map[st
 		Tasks []struct {
 			ID        string   `json:"id"`
 			DependsOn []string `json:"dependsOn"`
+			Cache     *struct {
+				Inputs []struct {
+					Path string `json:"path"`
+				} `json:"inputs"`
+			} `json:"cache"`
 		} `json:"tasks"`
 	}
 	if err := json.Unmarshal(out, &plan); err != nil {
@@ -125,14 +194,22 @@ func vxPlan(t *testing.T, ws string, env, args []string, rootName string) map[st
 	}
 	deps := map[string][]string{}
 	runs := map[string]bool{}
+	inputs := map[string][]string{}
 	for _, task := range plan.Tasks {
 		id := rename(task.ID)
 		runs[id] = true
 		for _, d := range task.DependsOn {
 			deps[id] = append(deps[id], rename(d))
 		}
+		if task.Cache != nil {
+			var files []string
+			for _, f := range task.Cache.Inputs {
+				files = append(files, f.Path)
+			}
+			inputs[id] = comparable(files)
+		}
 	}
-	return closures(deps, runs)
+	return closures(deps, runs), inputs
 }
 
 // closures returns, for each task that runs, the tasks that run and that

@@ -18,7 +18,7 @@ export default defineConfig({
   tasks: {
     build: { ...shared, dependsOn: ["^build"], outputs: ["dist/**"], env: { passThrough: [...globalPassThrough, "NODE_ENV", "NEXT_PUBLIC_*", "!NEXT_PUBLIC_SECRET"] } },
     test: { ...shared, dependsOn: ["build"], inputs: ["**", "//jest.config.js", ...globalInputs], outputLogs: "new-only" },
-    lint: { ...shared, env: { passThrough: [...globalPassThrough, "ESLINT_*"] } },
+    lint: { ...shared, inputs: ["src/**", "!src/**/*.test.ts", ...globalInputs], env: { passThrough: [...globalPassThrough, "ESLINT_*"] } },
     "c#lint": { ...shared, dependsOn: ["a#lint"] },
     "//#check": { ...shared, cache: false },
     // from packages/c/turbo.json
