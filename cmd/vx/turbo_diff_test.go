@@ -25,7 +25,8 @@ import (
 // both cache must have the same input files (inputs, $TURBO_DEFAULT$,
 // $TURBO_ROOT$, negations, globalDependencies), as paths from the root,
 // but for the root's package.json and lockfiles, which each tool counts in
-// its own way.
+// its own way. And each task must see the same of a few variables set for
+// the test (env, passThroughEnv, the global keys, patterns, exclusions).
 func TestTurboDifferential(t *testing.T) {
 	turbo, err := osexec.LookPath("turbo")
 	if err != nil {
@@ -55,18 +56,22 @@ func TestTurboDifferential(t *testing.T) {
 				t.Fatal(err)
 			}
 			home := t.TempDir()
-			env := append(os.Environ(), "HOME="+home, "VX_CACHE_DIR="+filepath.Join(home, "vx-cache"), "XDG_CONFIG_HOME="+home, "TURBO_TELEMETRY_DISABLED=1",
+			env := append(os.Environ(), "HOME="+home, "VX_CACHE_DIR="+filepath.Join(home, "vx-cache"),
+				"NODE_ENV=production", "NEXT_PUBLIC_API=1", "NEXT_PUBLIC_SECRET=2", "CI_BUILD_ID=3", "ESLINT_CONFIG=4", "AWS_PROFILE=5", "UNDECLARED=6", "XDG_CONFIG_HOME="+home, "TURBO_TELEMETRY_DISABLED=1",
 				"DO_NOT_TRACK=1", "TURBO_NO_UPDATE_NOTIFIER=1", "TURBO_PRINT_VERSION_DISABLED=1", "NO_COLOR=1")
 			for _, line := range strings.Split(strings.TrimSpace(string(runs)), "\n") {
 				args := strings.Fields(line)
 				t.Run(strings.Join(args, " "), func(t *testing.T) {
-					want, wantInputs := turboPlan(t, turbo, ws, env, args)
-					got, gotInputs := vxPlan(t, ws, env, args, root.Name)
+					want, wantInputs, wantEnv := turboPlan(t, turbo, ws, env, args)
+					got, gotInputs, gotEnv := vxPlan(t, ws, env, args, root.Name)
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Errorf("each task and the tasks it comes after: turbo (-) and vx (+):\n%s", diff)
 					}
 					if diff := cmp.Diff(wantInputs, gotInputs); diff != "" {
 						t.Errorf("each cached task's input files: turbo (-) and vx (+):\n%s", diff)
+					}
+					if diff := cmp.Diff(wantEnv, gotEnv); diff != "" {
+						t.Errorf("the probe variables each task sees: turbo (-) and vx (+):\n%s", diff)
 					}
 				})
 			}
@@ -76,7 +81,7 @@ func TestTurboDifferential(t *testing.T) {
 
 // turboPlan is turbo's plan: each task that runs a script, with every task
 // it comes after; and each cached task's input files.
-func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][]string, map[string][]string) {
+func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][]string, map[string][]string, map[string][]string) {
 	t.Helper()
 	cmd := osexec.Command(turbo, append(append([]string{"run"}, args...), "--dry=json")...)
 	cmd.Dir, cmd.Env = ws, env
@@ -86,9 +91,14 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][
 	if err != nil {
 		t.Fatalf("turbo run %s --dry=json: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
+	type turboEnv struct {
+		Configured  []string `json:"configured"`
+		Passthrough []string `json:"passthrough"`
+	}
 	var plan struct {
 		Global struct {
 			Files map[string]string `json:"files"`
+			Env   turboEnv          `json:"environmentVariables"`
 		} `json:"globalCacheInputs"`
 		Tasks []struct {
 			TaskID       string            `json:"taskId"`
@@ -96,6 +106,7 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][
 			Dependencies []string          `json:"dependencies"`
 			Directory    string            `json:"directory"`
 			Inputs       map[string]string `json:"inputs"`
+			Env          turboEnv          `json:"environmentVariables"`
 			Cache        struct {
 				Status string `json:"status"`
 			} `json:"cache"`
@@ -118,8 +129,20 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][
 		}
 	}
 	inputs := map[string][]string{}
+	seesEnv := map[string][]string{}
 	for _, task := range plan.Tasks {
-		if !runs[task.TaskID] || !task.ResolvedTaskDefinition.Cache {
+		if !runs[task.TaskID] {
+			continue
+		}
+		var names []string
+		for _, list := range [][]string{plan.Global.Env.Configured, plan.Global.Env.Passthrough, task.Env.Configured, task.Env.Passthrough} {
+			for _, kv := range list {
+				name, _, _ := strings.Cut(kv, "=")
+				names = append(names, name)
+			}
+		}
+		seesEnv[task.TaskID] = probed(names)
+		if !task.ResolvedTaskDefinition.Cache {
 			continue
 		}
 		files := slices.Clone(own[task.TaskID])
@@ -142,7 +165,22 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][
 		noop(task.TaskID)
 		inputs[task.TaskID] = comparable(files)
 	}
-	return closures(deps, runs), inputs
+	return closures(deps, runs), inputs, seesEnv
+}
+
+// probed sorts the variables of names the test sets.
+func probed(names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		switch n {
+		case "NODE_ENV", "NEXT_PUBLIC_API", "NEXT_PUBLIC_SECRET", "CI_BUILD_ID", "ESLINT_CONFIG", "AWS_PROFILE", "UNDECLARED":
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // comparable sorts files, leaving out those each tool counts its own way.
@@ -162,7 +200,7 @@ func comparable(files []string) []string {
 }
 
 // vxPlan is vx's plan in the same terms, the root's tasks named "//#task".
-func vxPlan(t *testing.T, ws string, env, args []string, rootName string) (map[string][]string, map[string][]string) {
+func vxPlan(t *testing.T, ws string, env, args []string, rootName string) (map[string][]string, map[string][]string, map[string][]string) {
 	t.Helper()
 	cmd := osexec.Command("vx", append(append([]string{"run"}, args...), "--dry-run=json")...)
 	cmd.Dir, cmd.Env = ws, env
@@ -176,6 +214,7 @@ func vxPlan(t *testing.T, ws string, env, args []string, rootName string) (map[s
 		Tasks []struct {
 			ID        string   `json:"id"`
 			DependsOn []string `json:"dependsOn"`
+			Env       []string `json:"env"`
 			Cache     *struct {
 				Inputs []struct {
 					Path string `json:"path"`
@@ -195,9 +234,11 @@ func vxPlan(t *testing.T, ws string, env, args []string, rootName string) (map[s
 	deps := map[string][]string{}
 	runs := map[string]bool{}
 	inputs := map[string][]string{}
+	seesEnv := map[string][]string{}
 	for _, task := range plan.Tasks {
 		id := rename(task.ID)
 		runs[id] = true
+		seesEnv[id] = probed(task.Env)
 		for _, d := range task.DependsOn {
 			deps[id] = append(deps[id], rename(d))
 		}
@@ -209,7 +250,7 @@ func vxPlan(t *testing.T, ws string, env, args []string, rootName string) (map[s
 			inputs[id] = comparable(files)
 		}
 	}
-	return closures(deps, runs), inputs
+	return closures(deps, runs), inputs, seesEnv
 }
 
 // closures returns, for each task that runs, the tasks that run and that
