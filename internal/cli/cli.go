@@ -616,6 +616,10 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 		}
 		return out
 	}
+	planned := map[string]bool{}
+	for _, t := range tasks {
+		planned[t.ID] = true
+	}
 	for i, t := range tasks {
 		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n", i+1, quote.Name(t.ID), quote.Name(t.Dir))
 		if t.Pre != "" {
@@ -632,7 +636,13 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
 		}
 		if len(t.DependsOn) > 0 {
-			fmt.Fprintf(w, "   after:   %s\n", strings.Join(names(t.DependsOn), ", "))
+			after := names(t.DependsOn)
+			for j, d := range t.DependsOn {
+				if !planned[d] {
+					after[j] += " (not run: --only)"
+				}
+			}
+			fmt.Fprintf(w, "   after:   %s\n", strings.Join(after, ", "))
 		}
 		fmt.Fprintf(w, "   env:     %s\n", strings.Join(names(t.Env), " "))
 		if t.Error != "" {
