@@ -67,10 +67,30 @@ func (t *Trace) add(path string, a Access) {
 		t.Files = map[string]Access{}
 	}
 	old := t.Files[path]
-	if a&Read != 0 && old&Write == 0 {
+	if a&(Read|Exec) != 0 && old&Write == 0 {
 		a |= ReadFirst
 	}
 	t.Files[path] = old | a
+}
+
+// Merge adds what a later process did (the next script of a pre/post
+// chain) to t: a read of a file t wrote is not a first read.
+func (t *Trace) Merge(later *Trace) {
+	if later == nil {
+		return
+	}
+	for p, a := range later.Files {
+		if a&ReadFirst != 0 && t.Files[p]&Write != 0 {
+			a &^= ReadFirst
+		}
+		if t.Files == nil {
+			t.Files = map[string]Access{}
+		}
+		t.Files[p] |= a
+	}
+	for _, n := range later.Notes {
+		t.note(n)
+	}
 }
 
 // note adds a note once.

@@ -313,6 +313,7 @@ var runCmd = &command{
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands, why it missed the cache) as JSON to the file, or to stdout after the run"},
 		{name: "explain-misses", kind: boolFlag, usage: "say on stderr, one line per task that missed the cache, what changed since its last entry (vx why explains further)"},
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},
+		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 	},
 	run: runRun,
 }
@@ -327,6 +328,7 @@ type runFlags struct {
 	github      bool // fold grouped output into GitHub Actions groups
 	dry         bool // --dry-run: print the plan, run nothing
 	dryJSON     bool // --dry-run=json
+	trace       run.TraceMode
 }
 
 func runRun(p *Process, a *parsed) (int, error) {
@@ -420,6 +422,9 @@ func readRunFlags(p *Process, a *parsed) (runFlags, error) {
 		return f, usagef("--dry-run takes no value or =json, not %q", format)
 	}
 	f.dryJSON = f.dry && a.str("dry-run") == "json"
+	if f.trace, err = traceMode(a); err != nil {
+		return f, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return f, err
@@ -525,6 +530,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		LogOrder:      f.logOrder,
 		GitHubActions: f.github,
 		Observer:      prof.observer(),
+		Trace:         tracing(p, f.trace, ws, tc),
 	})
 	if tc != nil {
 		tc.Close()

@@ -183,6 +183,9 @@ func (s *scheduler) start(n *Node) {
 func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 	opts := &s.opts
 	spec = exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace, Shells: s.shells}
+	if s.traced(n) {
+		spec.TraceShim = opts.Trace.Shim
+	}
 	if n.Target {
 		spec.Args = opts.Args
 	}
@@ -265,6 +268,9 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func()) {
 	s.started(n)
 	go func() {
 		res, err := p.Wait()
+		if res.Trace != nil {
+			s.checkTrace(n, &res, spec)
+		}
 		s.report(result{n: n, res: res, err: err, closer: closer, end: time.Now()})
 	}()
 }
