@@ -78,6 +78,15 @@ func findTrace(tr *exec.Trace, n *Node, t *Tracing, covered map[string]bool, isF
 		}
 		return false
 	}
+	// A skipped directory counts inside the workspace only when it is
+	// itself inside (the store, a TMPDIR there): a toolchain's directory
+	// may hold the whole workspace (/tmp, the home directory's parent).
+	var skipInside []string
+	for _, d := range t.Skip {
+		if _, in := relTo(t.Root, d); in {
+			skipInside = append(skipInside, d)
+		}
+	}
 	for _, abs := range tr.Paths(exec.Read | exec.Exec | exec.Write) {
 		a := tr.Files[abs]
 		rel, inside := relTo(t.Root, abs)
@@ -87,7 +96,7 @@ func findTrace(tr *exec.Trace, n *Node, t *Tracing, covered map[string]bool, isF
 			}
 			continue
 		}
-		if skippedInWorkspace(rel) || under(abs, t.Skip) || !isFile(abs) {
+		if skippedInWorkspace(rel) || under(abs, skipInside) || !isFile(abs) {
 			continue
 		}
 		isOut := own(rel)
