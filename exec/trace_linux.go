@@ -127,12 +127,16 @@ func RunTraceShim(args []string, env []string) int {
 	if errno != 0 {
 		return fail(fmt.Errorf("seccomp user notification is not available here: %w", errno))
 	}
-	if err := unix.Sendmsg(sock, []byte("ok"), unix.UnixRights(int(fd)), nil, 0); err != nil {
+	err := unix.Sendmsg(sock, []byte("ok"), unix.UnixRights(int(fd)), nil, 0)
+	for err == unix.EINTR {
+		err = unix.Sendmsg(sock, []byte("ok"), unix.UnixRights(int(fd)), nil, 0)
+	}
+	if err != nil {
 		return fail(fmt.Errorf("handing the listener to vx: %w", err))
 	}
 	unix.Close(int(fd))
 	unix.Close(sock)
-	err := unix.Exec(args[0], args[1:], env)
+	err = unix.Exec(args[0], args[1:], env)
 	fmt.Fprintf(os.Stderr, "vx: %s: %v\n", args[0], err)
 	return 127
 }
@@ -171,7 +175,14 @@ func (t *tracer) begin() error {
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 30})
 	buf := make([]byte, 512)
 	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, 0)
+	var n, oobn int
+	var err error
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(fd, buf, oob, 0)
+		if err != unix.EINTR { // Go's own signals (preemption) interrupt the wait
+			break
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("exec: trace: waiting for the shim: %w", err)
 	}
