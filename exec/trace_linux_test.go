@@ -4,6 +4,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,5 +192,34 @@ func TestTraceKilledTaskLeavesNothing(t *testing.T) {
 	}
 	if linuxGroupAlive(pgid) {
 		t.Errorf("a process of the traced task's group %d is still alive", pgid)
+	}
+}
+
+// TestTraceManyAtOnce: traced tasks started together all start and end
+// (the hand-over of the listener once lost a task to Go's own signals).
+func TestTraceManyAtOnce(t *testing.T) {
+	self, _ := os.Executable()
+	dir := traceDir(t, "a")
+	const n = 24
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			p, err := Start(context.Background(), Spec{Script: "cat a >/dev/null", Dir: dir,
+				Env: []string{"PATH=" + os.Getenv("PATH")}, TraceShim: self})
+			if err != nil {
+				errs <- err
+				return
+			}
+			res, err := p.Wait()
+			if err == nil && (res.ExitCode != 0 || res.Trace.Files[filepath.Join(dir, "a")]&Read == 0) {
+				err = fmt.Errorf("exit %d, trace %v", res.ExitCode, res.Trace.Files)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

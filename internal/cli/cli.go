@@ -497,6 +497,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		}
 	}
 	if tc != nil {
+		tc.TraceStrict = f.trace == run.TraceStrict
 		tc.Explain = sum != nil || a.set["explain-misses"]
 		tc.LogMisses = a.set["explain-misses"]
 	}

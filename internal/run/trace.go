@@ -275,17 +275,22 @@ func (s *scheduler) traced(n *Node) bool {
 // checkTrace compares the trace of n, which ran and ended with res, with
 // its key and outputs and reports it on n's stderr; in strict mode a
 // finding fails a task that exited 0, so that it is not stored.
-func (s *scheduler) checkTrace(n *Node, res *exec.Result, spec exec.Spec) {
+func (s *scheduler) checkTrace(n *Node, res *exec.Result, env []string, w io.Writer) {
 	t := *s.opts.Trace
-	t.Skip = traceSkips(t.Root, spec.Env, t.Skip...)
+	t.Skip = traceSkips(t.Root, env, t.Skip...)
 	covered := map[string]bool{}
-	if k, err := s.opts.Cache.Key(n); err == nil {
+	k, err := s.opts.Cache.Key(n)
+	if err == nil {
 		for _, f := range k.Inputs {
 			covered[f.Path] = true
 		}
 	}
 	f := findTrace(res.Trace, n, &t, covered, isRegular)
-	w := spec.Stderr
+	if k != nil {
+		// Kept with the entry the task is about to store, so that a later
+		// hit on it sees a change to what the key does not hold.
+		s.opts.Cache.C.RecordTraced(k, s.opts.Cache.C.FileIDs(f.Reads))
+	}
 	if w == nil {
 		w = s.stderr
 	}
