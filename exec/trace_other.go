@@ -6,8 +6,8 @@ package exec
 type tracer struct{}
 
 func (p *Process) traceSetup(Spec) error { return ErrTraceUnsupported }
-func (t *tracer) begin() error          { return ErrTraceUnsupported }
-func (t *tracer) end() *Trace           { return &Trace{} }
+func (t *tracer) begin() error           { return ErrTraceUnsupported }
+func (t *tracer) end() *Trace            { return &Trace{} }
 
 // RunTraceShim says that tracing is not supported here.
 func RunTraceShim(args []string, env []string) int {
