@@ -10,7 +10,7 @@
 #            with an empty store
 #
 # Each pair is measured by hyperfine in one invocation (interleaved runs,
-# the store removed before each): the medians of wall time and of CPU time
+# the store removed before each): the median wall time and the mean CPU time
 # (user + system, vx and its tasks), and the traced ÷ untraced ratios. On a
 # loaded machine the CPU ratio is the steadier figure.
 # Goal (issue 31): at most 1.3x on the tsc build. Nothing is asserted.
@@ -69,8 +69,8 @@ measure() { # name workspace
 	node -e '
 		const r = require(process.argv[1]).results;
 		const m = Object.fromEntries(r.map(x => [x.command, x.median]));
-		const med = a => { a = [...a].sort((x, y) => x - y); return a[a.length >> 1]; };
-		const cpu = Object.fromEntries(r.map(x => [x.command, med(x.user.map((u, i) => u + x.system[i]))]));
+		// hyperfine 1.15 gives the mean user and system times as numbers.
+		const cpu = Object.fromEntries(r.map(x => [x.command, x.user + x.system]));
 		const ms = s => (s * 1000).toFixed(0) + " ms";
 		console.log(`| ${process.argv[2]} | ${ms(m.untraced)} | ${ms(m.traced)} | ${(m.traced / m.untraced).toFixed(2)}x | ${ms(cpu.untraced)} | ${ms(cpu.traced)} | ${(cpu.traced / cpu.untraced).toFixed(2)}x |`);
 	' "$json" "$name"

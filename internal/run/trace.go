@@ -231,6 +231,11 @@ func isRegular(abs string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// homeCaches are the directories under the home directory where tools and
+// package managers keep caches and content stores: what is read there is
+// keyed by the lockfile or is a cache of the tool's own.
+var homeCaches = []string{".cache", ".npm", ".pnpm-store", ".local/share/pnpm", ".yarn", ".bun", "Library/Caches", "Library/pnpm"}
+
 // traceSkips returns the directories outside the workspace whose files a
 // trace does not report for a task with env: its temporary directory and
 // each toolchain on its PATH (the parent of a bin directory outside the
@@ -261,7 +266,14 @@ func traceSkips(root string, env []string, extra ...string) []string {
 		out = append(out, p)
 	}
 	if home != "" {
-		out = append(out, filepath.Join(home, ".cache"))
+		for _, d := range homeCaches {
+			out = append(out, filepath.Join(home, filepath.FromSlash(d)))
+		}
+	}
+	for _, name := range []string{"PNPM_HOME", "npm_config_cache", "npm_config_store_dir", "YARN_CACHE_FOLDER", "BUN_INSTALL"} {
+		if d := get(name); filepath.IsAbs(d) {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -60,7 +60,8 @@ func TestFindTrace(t *testing.T) {
 func TestTraceSkips(t *testing.T) {
 	env := []string{"PATH=/ws/node_modules/.bin:/home/u/.nvm/versions/node/v20/bin:/usr/bin:/bin:/tmp/bin", "TMPDIR=/tmp/x", "HOME=/home/u"}
 	got := traceSkips("/ws", env, "/store")
-	want := []string{"/store", "/tmp/x", "/home/u/.nvm/versions/node/v20", "/usr", "/bin", "/tmp", "/home/u/.cache"}
+	want := []string{"/store", "/tmp/x", "/home/u/.nvm/versions/node/v20", "/usr", "/bin", "/tmp",
+		"/home/u/.cache", "/home/u/.npm", "/home/u/.pnpm-store", "/home/u/.local/share/pnpm", "/home/u/.yarn", "/home/u/.bun", "/home/u/Library/Caches", "/home/u/Library/pnpm"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("traceSkips (-want +got):\n%s", diff)
 	}
