@@ -935,12 +935,19 @@ func noteInputs(root string, files []InputFile) []fileStat {
 }
 
 // writtenSince returns the first of k's input files whose metadata is not
-// what noted says (noteInputs), or "". A file skip names is not looked at.
-func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p string) bool) string {
+// what noted says (noteInputs) and whose content is not the key's any more
+// (same reads it again), or "". A file skip names is not looked at.
+//
+// Metadata alone would refuse a task that rewrites one of its inputs with
+// the same bytes (a generator whose output is committed) on every run; the
+// content is what the output was built from. What this cannot see is an
+// edit undone before the task ended: the task may have read the edit, and
+// the file holds the key's bytes again.
+func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p string) bool, same func(f InputFile) bool) string {
 	now := make([]fileStat, len(files))
 	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { now[i] = st })
 	for i, f := range files {
-		if now[i] != noted[i] && !skip(f.Path) {
+		if now[i] != noted[i] && !skip(f.Path) && !same(f) {
 			return f.Path
 		}
 	}
@@ -970,8 +977,8 @@ func (cp *Capture) Discard() {
 // Save stores the result of a task that exited 0: its outputs under the
 // project directory dir and the captured logs, under k. It does not store
 // when the task's inputs changed while it ran (a file was written since
-// NewCapture, even with the same content, or a file's content, or the list
-// of files, is not what k was computed from), nor
+// NewCapture with other content, or a file's content, or the list of
+// files, is not what k was computed from), nor
 // when an output cannot be kept safely (a symbolic link leaving the
 // project); it warns instead. With a remote, the upload continues in the
 // background.
@@ -1008,7 +1015,11 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		rel, in := projectRel(k.spec.RelDir, p)
 		return in && yours[rel]
 	}
-	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours); p != "" {
+	sameContent := func(f InputFile) bool {
+		st, ok, err := c.sc.hashOne(f.Path, len(f.ID) == 64, time.Now())
+		return ok && err == nil && !st.link && st.id == f.ID && st.exec == f.Exec
+	}
+	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours, sameContent); p != "" {
 		c.warn("%s: not cached: its inputs changed while it ran (%s changed)", k.spec.ID, p)
 		return
 	}
