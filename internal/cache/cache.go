@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/quote"
 )
@@ -92,6 +93,7 @@ type Cache struct {
 	misses     int
 	stored     int
 	warned     map[string]bool
+	inputGlobs map[string]bool // input globs warned of as matching nothing
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.
@@ -362,7 +364,71 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 		}
 		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; leave it out of the task's inputs (%s) and name the files it leads to (\"//<their directory>/**\"), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
 	}
+	c.warnUnmatchedInputs(t, files)
 	return Inputs{files, fileLines(files), snap}, nil
+}
+
+// warnUnmatchedInputs warns, once per glob and run, of an input glob of t
+// that matches none of its input files: a glob written from the root
+// without "//" ("packages/**/src/**" in turbo.json) matches nothing in the
+// project, and an edit of the files it meant would be a hit.
+func (c *Cache) warnUnmatchedInputs(t *TaskSpec, files []InputFile) {
+	for _, g := range compileGlobs(t.Inputs) {
+		if g.neg || g.pattern == "" {
+			continue
+		}
+		raw := g.pattern
+		if g.root {
+			raw = "//" + raw
+		}
+		c.mu.Lock()
+		seen := c.inputGlobs[raw]
+		c.mu.Unlock()
+		if seen || globMatchesAny(g, t.RelDir, files) {
+			continue
+		}
+		c.mu.Lock()
+		first := !c.inputGlobs[raw]
+		if c.inputGlobs == nil {
+			c.inputGlobs = map[string]bool{}
+		}
+		c.inputGlobs[raw] = true
+		c.mu.Unlock()
+		if first {
+			c.warn("%s: inputs glob %q matches no file of the project%s", t.ID, raw, unmatchedInputHint(g, t.RelDir, files))
+		}
+	}
+}
+
+// globMatchesAny reports whether g matches one of files (from the root),
+// project-relative (dir) unless it is a root glob.
+func globMatchesAny(g glob, dir string, files []InputFile) bool {
+	for _, f := range files {
+		p := f.Path
+		if !g.root {
+			rel, in := projectRel(dir, f.Path)
+			if !in {
+				continue
+			}
+			p = rel
+		}
+		if ok, _ := doublestar.Match(g.pattern, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedInputHint says what an input glob that matched nothing may
+// mean: a glob written from the root, without "//".
+func unmatchedInputHint(g glob, dir string, files []InputFile) string {
+	if !g.root && dir != "." {
+		if globMatchesAny(glob{pattern: g.pattern, root: true}, dir, files) {
+			return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory; from the workspace's root it is %q", quote.Q(dir), "//"+g.pattern)
+		}
+		return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory, and one starting with \"//\" to the workspace's root; an edit of the files it meant would not change the key", quote.Q(dir))
+	}
+	return ": an edit of the files it meant would not change the key; check the task's inputs"
 }
 
 // linkedDir returns the first element of rel, a directory relative to
