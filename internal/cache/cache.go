@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	osexec "os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -84,11 +84,9 @@ type Cache struct {
 	snapErr  error
 
 	mu         sync.Mutex
-	prefetched sync.Map              // action hash → *prefetch
-	nodes      map[string]*nodeProbe // node program (symbolic links resolved) → its version
-	extras     map[string]hashed     // files outside the snapshot, read once per run
-	walks      walks                 // the directories looked at for ignored input files
-	nodeDirs   map[string]string     // PATH directory → the node in it, or ""
+	prefetched sync.Map          // action hash → *prefetch
+	extras     map[string]hashed // files outside the snapshot, read once per run
+	walks      walks             // the directories looked at for ignored input files
 	hits       int
 	misses     int
 	stored     int
@@ -153,7 +151,7 @@ func New(o Options) (*Cache, error) {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	c := &Cache{opts: o, store: st, envKey: ek, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}, ctx: o.Context,
+	c := &Cache{opts: o, store: st, envKey: ek, warned: map[string]bool{}, ctx: o.Context,
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
@@ -241,95 +239,26 @@ func (c *Cache) warn(format string, args ...any) {
 	fmt.Fprintf(c.opts.Warn, "vx: %s\n", msg)
 }
 
-// NodeVersion returns the version of the node program found in env's PATH
-// ("v22.3.0"), or "" when there is none. It runs node --version once per
-// node binary: the answer is kept in the memo by the binary's size, time
-// and inode.
-func (c *Cache) NodeVersion(env []string) string {
-	path := c.findNode(env)
-	if path == "" {
-		return ""
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		real = path
-	}
-	// Once per program and run, however many tasks ask at once.
-	c.mu.Lock()
-	p, ok := c.nodes[real]
-	if !ok {
-		p = &nodeProbe{}
-		c.nodes[real] = p
-	}
-	c.mu.Unlock()
-	p.once.Do(func() { p.version = c.probeNode(path, real, env) })
-	return p.version
+// NodeMemo returns the memo in which a [nodeprog.Finder] keeps the
+// versions of the node programs it found, across runs: in the store's
+// memo, beside the files' hashes, under the program's identity.
+func (c *Cache) NodeMemo() nodeprog.Memo { return nodeMemo{c.sc.memo} }
+
+type nodeMemo struct{ m *memo }
+
+// nodeMemoKey is the memo's key of p's version: the program's path (the
+// memo forgets the entry when the program is gone) and its identity.
+func nodeMemoKey(p nodeprog.Program) string {
+	return nodeVersionKey + p.Real + nodeIDSep + p.ID
 }
 
-// nodeProbe is the version of one node program, asked once per run.
-type nodeProbe struct {
-	once    sync.Once
-	version string
+func (n nodeMemo) NodeVersion(p nodeprog.Program) (string, bool) {
+	e, ok := n.m.get(nodeMemoKey(p))
+	return e.st.id, ok && e.st.id != ""
 }
 
-// probeNode returns the version of the node program at path (real once
-// symbolic links are resolved): from the memo when the program is the one
-// it recorded, else from node --version.
-func (c *Cache) probeNode(path, real string, env []string) string {
-	fi, err := lstat(real)
-	if err != nil {
-		return ""
-	}
-	mkey := memoKeyOf(fi, false)
-	if e, ok := c.sc.memo.get(nodeVersionKey + real); ok && e.memoKey == mkey {
-		return e.st.id
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, path, "--version")
-	cmd.Env = env
-	out, err := cmd.Output()
-	if err != nil {
-		return "unknown"
-	}
-	v := strings.TrimSpace(string(out))
-	c.sc.memo.put(nodeVersionKey+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
-	return v
-}
-
-// findNode looks node up in env's PATH as exec.LookPath does, one
-// directory at a time, remembering each directory's answer: the tasks of a
-// run share most of their PATH.
-func (c *Cache) findNode(env []string) string {
-	pathVal, _ := exec.LookupEnv(env, "PATH", c.opts.GOOS)
-	pathext, hasExt := exec.LookupEnv(env, "PATHEXT", c.opts.GOOS)
-	for _, dir := range filepath.SplitList(pathVal) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue // exec.LookPath refuses relative entries too
-		}
-		c.mu.Lock()
-		found, seen := c.nodeDirs[dir]
-		c.mu.Unlock()
-		if !seen {
-			one := []string{"PATH=" + dir}
-			if hasExt {
-				one = append(one, "PATHEXT="+pathext)
-			}
-			if p, err := exec.LookPath("node", one); err == nil {
-				found = p
-			}
-			c.mu.Lock()
-			if c.nodeDirs == nil {
-				c.nodeDirs = map[string]string{}
-			}
-			c.nodeDirs[dir] = found
-			c.mu.Unlock()
-		}
-		if found != "" {
-			return found
-		}
-	}
-	return ""
+func (n nodeMemo) SetNodeVersion(p nodeprog.Program, v string) {
+	n.m.put(nodeMemoKey(p), memoEntry{st: fileState{id: v}})
 }
 
 func (c *Cache) platform() []Property {

@@ -60,6 +60,7 @@ func (tc *TaskCache) Start(nodes []*Node) {
 		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, SourceDeps: sourceDirs(n)})
 	}
 	tc.C.Prepare(scope)
+	nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
 	var todo []*Node
 	var futs []*keyFuture
 	for _, n := range nodes {
@@ -156,7 +157,9 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		// The pre and post scripts run in the task: part of its key.
 		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
 	}
-	// What the task sees of its environment, as the key holds it.
+	// What the task sees of its environment, as the key holds it (the
+	// node version in its user agent from the memo).
+	nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
 	env, keyEnv := taskEnviron(tc.WS, n, tc.Parent, tc.GOOS)
 	return &cache.TaskSpec{
 		ID:      n.ID,
@@ -167,8 +170,15 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		Outputs: n.Config.Outputs,
 		// The files of the workspace dependencies without the task.
 		SourceDeps: sourceDirs(n),
-		Node:       tc.C.NodeVersion(env),
+		Node:       tc.nodeVersion(env, n),
 	}
+}
+
+// nodeVersion returns the version of the node n runs with env: the one
+// its environment (npm_config_user_agent) was made with, remembered in the
+// cache's memo across runs.
+func (tc *TaskCache) nodeVersion(env []string, n *Node) string {
+	return nodeFinder(tc.WS, tc.GOOS).Version(env, n.Project.Dir)
 }
 
 // sourceDirs returns the directories of n's SourceDeps, from the root.
