@@ -149,10 +149,10 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 	if n.Target {
 		args = tc.Args
 	}
-	// The script and its arguments, without the shell's path (a machine
-	// path); the shell is the platform's (sh, or cmd.exe on Windows), and
-	// the platform is in the key.
-	argv := append([]string{n.Script}, args...)
+	// The script, without the shell's path (a machine path); the shell is
+	// the platform's (sh, or cmd.exe on Windows), and the platform is in
+	// the key. Its arguments follow, hashed (cache.TaskSpec.Args).
+	argv := []string{n.Script}
 	if n.Pre != "" || n.Post != "" {
 		// The pre and post scripts run in the task: part of its key.
 		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
@@ -165,6 +165,7 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		ID:      n.ID,
 		RelDir:  n.Project.RelDir,
 		Argv:    argv,
+		Args:    args,
 		Env:     keyEnv,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
