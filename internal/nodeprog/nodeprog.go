@@ -169,6 +169,15 @@ func (f *Finder) VersionOf(p Program, env []string, dir string) string {
 	return pr.version
 }
 
+// Reset makes f forget what it read (for a new run: vx watch's next
+// batch, after a pin file may have changed) and gives it the memo m.
+func (f *Finder) Reset(m Memo) {
+	f.mu.Lock()
+	f.Memo = m
+	f.dirs, f.kinds, f.pins, f.global, f.probes = nil, nil, nil, nil, nil
+	f.mu.Unlock()
+}
+
 // SetMemo gives f a memo when it has none yet.
 func (f *Finder) SetMemo(m Memo) {
 	f.mu.Lock()

@@ -290,3 +290,29 @@ func TestParseVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestReset: a Finder reset for a new run (vx watch's next batch) reads
+// the pins anew; one not reset keeps what it read.
+func TestReset(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake shim is a shell script")
+	}
+	top := testdir.New(t)
+	shims := filepath.Join(top, "shims")
+	os.MkdirAll(shims, 0o755)
+	os.WriteFile(filepath.Join(shims, "node"), []byte(fakeShim), 0o755)
+	os.WriteFile(filepath.Join(top, ".nvmrc"), []byte("18.19.0\n"), 0o644)
+	env := []string{"PATH=" + shims + ":/usr/bin:/bin", "HOME=" + top, "CALLS=" + filepath.Join(top, "calls")}
+	f := &Finder{}
+	if v := f.Version(env, top); v != "v18.19.0" {
+		t.Fatalf("version %q", v)
+	}
+	os.WriteFile(filepath.Join(top, ".nvmrc"), []byte("20.11.0\n"), 0o644)
+	if v := f.Version(env, top); v != "v18.19.0" {
+		t.Errorf("within one run: %q, want what the run read first", v)
+	}
+	f.Reset(nil)
+	if v := f.Version(env, top); v != "v20.11.0" {
+		t.Errorf("after Reset: %q, want v20.11.0", v)
+	}
+}

@@ -60,7 +60,8 @@ func (tc *TaskCache) Start(nodes []*Node) {
 		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, SourceDeps: sourceDirs(n)})
 	}
 	tc.C.Prepare(scope)
-	nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
+	// A new run (vx watch's next batch too): node's pins are read anew.
+	nodeFinder(tc.WS, tc.GOOS).Reset(tc.C.NodeMemo())
 	var todo []*Node
 	var futs []*keyFuture
 	for _, n := range nodes {
