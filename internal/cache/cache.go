@@ -355,6 +355,9 @@ func unmatchedInputHint(g glob, dir string, files []InputFile) string {
 		if globMatchesAny(glob{pattern: g.pattern, root: true}, dir, files) {
 			return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory; from the workspace's root it is %q", quote.Q(dir), "//"+g.pattern)
 		}
+		if !strings.Contains(g.pattern, "/") {
+			return fmt.Sprintf(" (%s): if it names a file the project may lack (.env.local), nothing is wrong; else check the task's inputs, which are relative to the project's directory (\"//\" for the workspace's root)", quote.Q(dir))
+		}
 		return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory, and one starting with \"//\" to the workspace's root; an edit of the files it meant would not change the key", quote.Q(dir))
 	}
 	return ": an edit of the files it meant would not change the key; check the task's inputs"
