@@ -7,9 +7,11 @@
 //   - a node binary (an ELF, Mach-O or PE file named node, outside a version
 //     manager's shim directory): the file itself, told by its path, size,
 //     times and inode (file index on Windows);
-//   - anything else is a version manager's shim (asdf, mise, nodenv: a
-//     script or a link to the manager's binary under ".../shims/"; volta's
-//     volta-shim; a script of any kind): which node it runs depends on the
+//   - anything else is a version manager's shim (asdf, mise, nodenv,
+//     scoop: a script, a link to the manager's binary or an executable
+//     under ".../shims/"; volta's volta-shim, and on Windows any node.exe
+//     in Volta's directory but its tools\image; Chocolatey's bin; a script
+//     of any kind): which node it runs depends on the
 //     directory the task starts in and on its environment. Its identity
 //     then also holds the pin files of that directory and of every
 //     directory above it (.tool-versions, .nvmrc, .node-version,
@@ -23,6 +25,9 @@
 //     mise's global config, volta's platform.json, nvm's and fnm's default
 //     aliases, nodenv's version file, the lists of installed nodes, which
 //     a fuzzy pin such as "20" picks from).
+//
+// On Windows, names compare without case and without ".exe", and a node
+// binary's identity is its size and modification time (no inode).
 //
 // Two programs with the same identity run the same version: the version is
 // asked once per identity (node --version, with the task's environment, in

@@ -301,12 +301,19 @@ func isNodeBinary(path, real, goos string) bool {
 
 // shimDirs are directory names (slash-separated, lower case) under which
 // version managers keep shims that run a version the directory chooses.
+// (asdf, mise, nodenv and scoop keep theirs in a "shims" directory.)
 var shimDirs = []string{"/shims/", "/.volta/bin/", "/volta/bin/", "/.proto/bin/", "/proto/bin/", "/.nodenv/bin/"}
 
 func inShimDir(p, goos string) bool {
 	p = filepath.ToSlash(p)
 	if goos == "windows" {
 		p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+		// Volta puts its node.exe shim in its own directory (Program
+		// Files\Volta), its real nodes under tools\image; Chocolatey's
+		// bin holds shims of what it installed.
+		if strings.Contains(p, "/volta/") && !strings.Contains(p, "/tools/image/") || strings.Contains(p, "/chocolatey/bin/") {
+			return true
+		}
 	}
 	for _, d := range shimDirs {
 		if strings.Contains(p, d) {

@@ -230,6 +230,11 @@ func TestClassify(t *testing.T) {
 		{name: "mise's shims, links to mise", file: "mise/bin/mise", content: elf, link: "mise/shims/node", wantShim: true},
 		{name: "a Windows node.exe", file: "win/node.exe", content: "MZ\x90\x00", goos: "windows"},
 		{name: "Volta's node.exe on Windows", file: "Volta/bin/node.exe", content: "MZ\x90\x00", goos: "windows", wantShim: true},
+		{name: "Volta's node.exe in Program Files", file: "Program Files/Volta/node.exe", content: "MZ\x90\x00", goos: "windows", wantShim: true},
+		{name: "Volta's real node.exe", file: "AppData/Local/Volta/tools/image/node/20.1.0/node.exe", content: "MZ\x90\x00", goos: "windows"},
+		{name: "Chocolatey's shim", file: "ProgramData/chocolatey/bin/node.exe", content: "MZ\x90\x00", goos: "windows", wantShim: true},
+		{name: "scoop's shim", file: "scoop/shims/node.exe", content: "MZ\x90\x00", goos: "windows", wantShim: true},
+		{name: "volta's real node", file: "home/.volta/tools/image/node/20.1.0/bin/node", content: elf},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
