@@ -303,8 +303,8 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 // project, and an edit of the files it meant would be a hit.
 func (c *Cache) warnUnmatchedInputs(t *TaskSpec, files []InputFile) {
 	for _, g := range compileGlobs(t.Inputs) {
-		if g.neg || g.pattern == "" {
-			continue
+		if g.neg || g.pattern == "" || strings.Contains(g.pattern, "$TURBO_") {
+			continue // turbo's tokens ($TURBO_DEFAULT$) are not globs
 		}
 		raw := g.pattern
 		if g.root {
