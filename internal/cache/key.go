@@ -45,7 +45,7 @@ type TaskSpec struct {
 	SourceDeps []string
 	Outputs    []string // vx.json "outputs"
 	Deps       []DepKey // the keys of the tasks it depends on
-	Node       string   // the version of the node in the task's PATH, "" when there is none
+	Node       string   // the version the task's node really runs (nodeprog: behind a shim, the one its pins choose), "" when there is none
 }
 
 // DepKey is the key of a task this one depends on.
