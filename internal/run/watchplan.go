@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -123,7 +124,7 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 }
 
 // planFiles reports whether a changed file is one the plan is made of:
-// vx.json, a vx.config.* (the root's or a project's of g),
+// vx.json, a vx.config.* or a turbo.json (the root's or a project's of g),
 // pnpm-workspace.yaml, the root's package.json or that of a project of g
 // or of a source dependency of one (its dependencies decide which
 // projects' files are in a key).
@@ -131,12 +132,13 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 // watch plans again.
 func planFiles(g *Graph, changes []watch.Change) []string {
 	manifests := map[string]bool{"package.json": true, "vx.json": true, "pnpm-workspace.yaml": true}
-	for _, name := range config.JSFileNames {
+	configs := append(slices.Clone(config.JSFileNames), config.TurboFileNames...)
+	for _, name := range configs {
 		manifests[name] = true
 	}
 	for _, n := range g.Nodes {
 		manifests[path.Join(n.Project.RelDir, "package.json")] = true
-		for _, name := range config.JSFileNames {
+		for _, name := range configs {
 			manifests[path.Join(n.Project.RelDir, name)] = true
 		}
 		for _, d := range n.SourceDeps {
