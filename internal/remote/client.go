@@ -470,12 +470,19 @@ func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byt
 }
 
 // UpdateActionResult implements cache.Remote. It refuses when the client
-// is read-only.
+// is read-only. To a turbo server it sends the entry with its blobs, under
+// an idle deadline like a turbo lookup's.
 func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, result []byte) error {
 	if !c.cfg.Write {
 		return errors.New("remote: the remote cache is read-only for this run (--remote-write or VX_REMOTE_WRITE=1 allows writing)")
 	}
-	_, err := c.do(ctx, &wire.Request{Op: wire.OpUpdateActionResult, Action: &action, Result: result}, nil, c.cfg.Timeout, 0)
+	timeout, idle := c.cfg.Timeout, time.Duration(0)
+	if c.cfg.Protocol() == ProtocolTurbo {
+		// The result's update sends the whole entry: an idle deadline, as
+		// for a lookup.
+		timeout, idle = 0, c.cfg.Timeout
+	}
+	_, err := c.do(ctx, &wire.Request{Op: wire.OpUpdateActionResult, Action: &action, Result: result}, nil, timeout, idle)
 	return err
 }
 

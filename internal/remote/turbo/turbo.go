@@ -350,6 +350,29 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+type progressWriter struct {
+	w   io.Writer
+	ctx context.Context
+}
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	wire.Progress(p.ctx)
+	return p.w.Write(b)
+}
+
+type progressReader struct {
+	r   io.Reader
+	ctx context.Context
+}
+
+func (p progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		wire.Progress(p.ctx)
+	}
+	return n, err
+}
+
 // ReadBlob serves a blob of an artifact downloaded by GetActionResult.
 func (c *Client) ReadBlob(ctx context.Context, d wire.Digest, w io.Writer) error {
 	if !validHash(d.Hash) {
@@ -411,7 +434,9 @@ func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, res
 		mac = newMAC(c.key, hash, c.team)
 		w = io.MultiWriter(f, mac)
 	}
-	durationMS, err := pack(w, action, result, c.blobPath)
+	// Packing a large entry takes a while, and so does sending it: both
+	// report progress, for vx's idle deadline.
+	durationMS, err := pack(progressWriter{w, ctx}, action, result, c.blobPath)
 	if err != nil {
 		return &wire.Error{Code: wire.CodeInternal, Message: "cannot pack the entry: " + err.Error()}
 	}
@@ -422,7 +447,7 @@ func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, res
 	if err != nil {
 		return &wire.Error{Code: wire.CodeInternal, Message: err.Error()}
 	}
-	req, err := c.request(ctx, http.MethodPut, "/v8/artifacts/"+hash, io.NopCloser(f))
+	req, err := c.request(ctx, http.MethodPut, "/v8/artifacts/"+hash, io.NopCloser(progressReader{f, ctx}))
 	if err != nil {
 		return err
 	}

@@ -498,6 +498,28 @@ func TestSlowServer(t *testing.T) {
 		}
 	})
 
+	t.Run("slow upload", func(t *testing.T) {
+		s.hook = func(w http.ResponseWriter, r *http.Request) bool {
+			buf := make([]byte, 16<<10)
+			for {
+				if _, err := r.Body.Read(buf); err != nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			io.WriteString(w, "{}")
+			return true
+		}
+		var progress atomic.Int32
+		ctx := wire.WithProgress(context.Background(), func() { progress.Add(1) })
+		if err := c.UpdateActionResult(ctx, e.action, e.result); err != nil {
+			t.Fatal(err)
+		}
+		if progress.Load() < 2 {
+			t.Errorf("progress reported %d times during a slow upload", progress.Load())
+		}
+	})
+
 	t.Run("cancelled mid-download", func(t *testing.T) {
 		s.hook = func(w http.ResponseWriter, r *http.Request) bool {
 			w.Write(good[:len(good)/2])
