@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/remote"
 )
@@ -97,5 +98,39 @@ func TestHelperEnvDropsSecrets(t *testing.T) {
 	want := []string{"PATH=/bin", "VX_REMOTE_CACHE=grpc://h:1", "SSL_CERT_FILE=/x"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvKeyTurbo: the secret the variables' values are hashed with
+// follows the same settings as the remote cache: turbo's signature key
+// counts for a turbo server (and VX_REMOTE_SIGNING_KEY first), turbo's
+// variables alone configure a remote (the public secret without a key).
+func TestEnvKeyTurbo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"nothing: the store's own", nil, ""},
+		{"turbo server, no key: public", []string{"TURBO_API=https://h", "TURBO_TEAM=a"}, cache.PublicEnvKey().Name},
+		{"Vercel by token and team: public", []string{"TURBO_TOKEN=t", "TURBO_TEAM=a"}, cache.PublicEnvKey().Name},
+		{"turbo server with turbo's key", []string{"TURBO_API=https://h", "TURBO_TEAM=a", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.SigningEnvKey("tk").Name},
+		{"vx's key first", []string{"TURBO_API=https://h", "VX_REMOTE_SIGNING_KEY=vk", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.SigningEnvKey("vk").Name},
+		{"turbo's key is not for a REAPI server", []string{"VX_REMOTE_CACHE=grpc://h:1", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.PublicEnvKey().Name},
+		{"turbo's key alone, no server: the store's own", []string{"TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := parseFlags("run", runCmd.flags, []string{"build"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if k := envKey(&Process{Environ: tc.env, GOOS: "linux"}, a, nil); k != nil {
+				got = k.Name
+			}
+			if got != tc.want {
+				t.Errorf("envKey = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
