@@ -207,17 +207,5 @@ func (s *TurboServer) Artifacts(team string) map[string]int64 {
 	return out
 }
 
-// Requests counts the requests the server logged whose URL contains
-// substr, e.g. "PUT" is not logged by method: use "/v8/artifacts/".
-func (s *TurboServer) Requests(method string) int {
-	n := 0
-	for _, l := range strings.Split(s.Log(), "\n") {
-		if strings.Contains(l, `"method":"`+method+`"`) {
-			n++
-		}
-	}
-	return n
-}
-
 // String is for messages.
 func (s *TurboServer) String() string { return s.URL + " (" + strconv.Quote(s.Dir) + ")" }
