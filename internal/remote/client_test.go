@@ -30,6 +30,7 @@ type fake struct {
 	calls   atomic.Int32
 	get     func(ctx context.Context, d cache.Digest) ([]byte, error)
 	read    func(ctx context.Context, d cache.Digest, w io.Writer) error
+	update  func(ctx context.Context) error // nil: stored at once
 	closed  atomic.Bool
 	hello   *wire.Hello
 	helloMu sync.Mutex
@@ -45,6 +46,9 @@ func (f *fake) GetActionResult(ctx context.Context, d cache.Digest) ([]byte, err
 }
 func (f *fake) UpdateActionResult(ctx context.Context, d cache.Digest, r []byte) error {
 	f.calls.Add(1)
+	if f.update != nil {
+		return f.update(ctx)
+	}
 	return nil
 }
 func (f *fake) FindMissingBlobs(ctx context.Context, b []cache.Digest) ([]cache.Digest, error) {
@@ -422,39 +426,54 @@ func TestClientReadBlobIdle(t *testing.T) {
 	}
 }
 
-// TestClientTurboLookupIdle: a turbo lookup downloads the whole artifact,
-// so its deadline is an idle one: a lookup that keeps reporting progress
+// TestClientTurboLookupIdle: a turbo lookup downloads the whole artifact
+// (and an update sends it), so its deadline is an idle one: a lookup that keeps reporting progress
 // outlives the per-call timeout, one that goes quiet is cut off after it.
-// A REAPI lookup keeps its total deadline.
+// A REAPI lookup or update keeps its total deadline.
 func TestClientTurboLookupIdle(t *testing.T) {
 	timeout := 300 * time.Millisecond
 	for _, tc := range []struct {
 		name     string
 		url      string
+		update   bool
 		progress bool
 		wantErr  bool
 	}{
-		{"turbo, bytes flowing", "https://cache.example", true, false},
-		{"turbo, quiet", "https://cache.example", false, true},
-		{"REAPI, total deadline", "grpc://127.0.0.1:1", true, true},
+		{"turbo, bytes flowing", "https://cache.example", false, true, false},
+		{"turbo, quiet", "https://cache.example", false, false, true},
+		{"REAPI, total deadline", "grpc://127.0.0.1:1", false, true, true},
+		{"turbo upload, bytes flowing", "https://cache.example", true, true, false},
+		{"turbo upload, quiet", "https://cache.example", true, false, true},
+		{"REAPI update, total deadline", "grpc://127.0.0.1:1", true, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+			slow := func(ctx context.Context) error {
 				for end := time.Now().Add(3 * timeout); time.Now().Before(end); {
 					select {
 					case <-ctx.Done():
-						return nil, ctx.Err()
+						return ctx.Err()
 					case <-time.After(20 * time.Millisecond):
 					}
 					if tc.progress {
 						wire.Progress(ctx)
 					}
 				}
+				return nil
+			}
+			f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+				if err := slow(ctx); err != nil {
+					return nil, err
+				}
 				return []byte("result"), nil
-			}}
-			c, warns, _ := pipeClient(t, f, Config{URL: tc.url, TeamSlug: "acme", Timeout: timeout})
+			}, update: slow}
+			c, warns, _ := pipeClient(t, f, Config{URL: tc.url, TeamSlug: "acme", Timeout: timeout, Write: true})
 			start := time.Now()
-			_, err := c.GetActionResult(context.Background(), cache.Digest{Hash: "a"})
+			var err error
+			if tc.update {
+				err = c.UpdateActionResult(context.Background(), cache.Digest{Hash: "a"}, []byte("result"))
+			} else {
+				_, err = c.GetActionResult(context.Background(), cache.Digest{Hash: "a"})
+			}
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
 			}
