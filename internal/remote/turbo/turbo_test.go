@@ -133,7 +133,7 @@ type entry struct {
 	data   map[string][]byte
 }
 
-func newEntry(t *testing.T, name string, sizes ...int) *entry {
+func newEntry(t testing.TB, name string, sizes ...int) *entry {
 	dir := testdir.New(t)
 	e := &entry{action: digestOf([]byte("action " + name)), data: map[string][]byte{}}
 	add := func(b []byte) *repb.Digest {
