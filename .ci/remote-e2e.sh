@@ -15,7 +15,7 @@ echo "turborepo-remote-cache installed in $(($(date +%s) - start))s"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 status=0
-go test -count=1 -v -run '^(TestRemote|TestBazelRemote|TestTurbo)' ./cmd/vx/ ./internal/remote/ >"$out" 2>&1 || status=$?
+go test -count=1 -v -run '^(TestRemote|TestBazelRemote|TestTurboRemote|TestTurboServerHangs)' ./cmd/vx/ ./internal/remote/ >"$out" 2>&1 || status=$?
 grep -E '^(=== RUN|--- |ok|FAIL|PASS)' "$out" || true
 if [ "$status" -ne 0 ]; then
 	cat "$out"
