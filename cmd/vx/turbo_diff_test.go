@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/testtool"
 )
 
 // TestTurboDifferential runs turbo (from npm: npm i -g turbo) and vx on the
@@ -28,13 +29,7 @@ import (
 // its own way. And each task must see the same of a few variables set for
 // the test (env, passThroughEnv, the global keys, patterns, exclusions).
 func TestTurboDifferential(t *testing.T) {
-	turbo, err := osexec.LookPath("turbo")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("turbo is not on PATH, and CI=true: install it (npm i -g turbo) for the differential tests against turbo")
-		}
-		t.Skip("skipping the differential tests against turbo: no turbo on PATH (npm i -g turbo)")
-	}
+	turbo := testtool.Need(t, "npm i -g turbo; .ci/run does: the differential tests run it", "turbo")
 	dirs, err := filepath.Glob(filepath.Join("testdata", "turbo", "*"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no workspaces in testdata/turbo: %v", err)
