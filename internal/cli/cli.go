@@ -184,7 +184,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, cacheCmd, completionCmd}
+	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, cacheCmd, pruneCmd, completionCmd}
 	runCmd.flags = append(append([]flagSpec{}, selectFlags...), runCmd.flags...)
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 	runCmd.flags = append(runCmd.flags, remoteFlags...)
