@@ -18,7 +18,7 @@ func fixtureProjects(t *testing.T, root string) []Project {
 			t.Fatal(err)
 		}
 		var m struct {
-			Name, Version                                         string
+			Name, Version                                       string
 			Dependencies, DevDependencies, OptionalDependencies map[string]string
 		}
 		if err := json.Unmarshal(data, &m); err != nil {
