@@ -80,13 +80,13 @@ func runPrune(p *Process, a *parsed) (int, error) {
 			}
 			hint := "vx ls lists the projects"
 			if best, ok := suggestName(name, names); ok {
-				hint = "did you mean " + quote.Name(best) + "?"
+				hint = "did you mean " + quote.Q(best) + "?"
 			}
-			return ExitUsage, usagef("prune: no project named %s; %s", quote.Name(name), hint)
+			return ExitUsage, usagef("prune: no project named %s; %s", quote.Q(name), hint)
 		}
 		named = append(named, pr)
 	}
-	if err := checkOutDir(outDir); err != nil {
+	if err := checkOutDir(outDir, relOrAbs(p.Dir, outDir)); err != nil {
 		return ExitUsage, err
 	}
 
@@ -211,7 +211,7 @@ func pruneLockErr(name string, err error) error {
 
 // checkOutDir refuses an output directory that exists and is not empty, or
 // is not a directory.
-func checkOutDir(dir string) error {
+func checkOutDir(dir, show string) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -220,14 +220,14 @@ func checkOutDir(dir string) error {
 		return fmt.Errorf("prune: %w", err)
 	}
 	if !fi.IsDir() {
-		return usagef("prune: %s exists and is not a directory; choose another with --out-dir", quote.Name(dir))
+		return usagef("prune: %s exists and is not a directory; choose another with --out-dir", quote.Q(show))
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("prune: %w", err)
 	}
 	if len(ents) > 0 {
-		return usagef("prune: %s is not empty; remove it or choose another with --out-dir", quote.Name(dir))
+		return usagef("prune: %s is not empty; remove it or choose another with --out-dir", quote.Q(show))
 	}
 	return nil
 }
@@ -244,7 +244,7 @@ func findLockfile(root string) (string, error) {
 		}
 		return name, nil
 	}
-	return "", usagef("prune: no lockfile at the workspace root %s; run the package manager's install first", quote.Name(root))
+	return "", usagef("prune: no lockfile at the workspace root %s; run the package manager's install first", quote.Q(root))
 }
 
 // lockfileProjects reads every project's package.json for the lockfile

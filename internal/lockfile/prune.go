@@ -32,19 +32,76 @@ func Prune(name string, data []byte, projects []Project, keep []string) ([]byte,
 		}
 	}
 	dirs = l.WorkspaceClosure(dirs...)
+	var out []byte
 	switch l.Kind {
 	case Yarn:
-		return pruneClassic(data, l, projects, dirs)
+		out, err = pruneClassic(data, l, projects, dirs)
 	case Berry:
-		return pruneBerry(data, l, dirs)
+		out, err = pruneBerry(data, l, dirs)
 	case Bun:
-		return pruneBun(data, l, dirs)
+		out, err = pruneBun(data, l, dirs)
 	case NPM:
-		return pruneNPM(data, l, dirs)
+		out, err = pruneNPM(data, l, dirs)
 	case PNPM:
-		return prunePNPM(data, l, dirs)
+		out, err = prunePNPM(data, l, dirs)
+	default:
+		return nil, unsupported(name, "pruning not supported")
 	}
-	return nil, unsupported(name, "pruning not supported")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPruned(name, l, out, projects, dirs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkPruned reads the pruned lockfile back: it must hold the projects
+// kept and no other, and give each the same packages as the whole file did
+// (name and version). Anything else is a layout vx misread, refused.
+func checkPruned(name string, full *Lockfile, out []byte, projects []Project, dirs []string) error {
+	keep := setOf(dirs)
+	var kept []Project
+	for _, p := range projects {
+		if keep[p.Dir] {
+			kept = append(kept, p)
+		}
+	}
+	l, err := ParseWorkspace(name, out, kept)
+	if err != nil {
+		return unsupported(name, fmt.Sprintf("the pruned lockfile does not read back (%v)", err))
+	}
+	for d := range l.Importers {
+		if !keep[d] {
+			return unsupported(name, fmt.Sprintf("the pruned lockfile still holds the project %s", strconv.Quote(d)))
+		}
+	}
+	for _, d := range dirs {
+		if full.Importers[d] != nil && l.Importers[d] == nil {
+			return unsupported(name, fmt.Sprintf("the pruned lockfile lost the project %s", strconv.Quote(d)))
+		}
+		want, got := closureVersions(full, d), closureVersions(l, d)
+		if !slices.Equal(want, got) {
+			return unsupported(name, fmt.Sprintf("the pruned lockfile resolves %s otherwise", strconv.Quote(d)))
+		}
+	}
+	if n, m := len(full.Closure(dirs...)), len(l.Entries); m > n {
+		return unsupported(name, fmt.Sprintf("the pruned lockfile keeps %d packages, %d are reached", m, n))
+	}
+	return nil
+}
+
+// closureVersions is a project's closure as sorted "name@version" (ids may
+// differ between a full and a pruned yarn lockfile, whose keys lose specs).
+func closureVersions(l *Lockfile, dir string) []string {
+	var out []string
+	for _, id := range l.Closure(dir) {
+		if e := l.Entries[id]; e != nil {
+			out = append(out, e.Name+"@"+e.Version)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // WorkspaceClosure returns dirs and every workspace project they depend on,
