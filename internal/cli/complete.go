@@ -215,6 +215,13 @@ func complete(p *Process, before []string, cur string) ([]candidate, bool) {
 		if len(named) == 0 {
 			cands = envTasks(p)
 		}
+	case pruneCmd.name:
+		all, _ := flagValues(p, c, "filter")
+		for _, cand := range all {
+			if !slices.Contains(named, cand.word) && cand.desc != "." {
+				cands = append(cands, cand)
+			}
+		}
 	case "cache":
 		if len(named) == 0 {
 			cands = []candidate{{"status", "what the cache holds"}, {"prune", "remove entries by size or age"}}
@@ -242,7 +249,7 @@ func flagValues(p *Process, c *command, flag string) ([]candidate, bool) {
 		return []candidate{{"grouped", "each task's output in one block when it ends"}, {"stream", "lines as they come, prefixed with the task"}}, false
 	case "summary":
 		return []candidate{{"json", "the summary as JSON on stdout"}}, true
-	case "cache-dir", "profile", "html":
+	case "cache-dir", "profile", "html", "out-dir":
 		return nil, true
 	}
 	return nil, false
