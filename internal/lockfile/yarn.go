@@ -466,8 +466,24 @@ func parseBerry(data []byte) (*Lockfile, error) {
 		}
 		l.Entries[id] = &Entry{Name: name, Version: b.entry.Version, Resolution: b.entry.Resolution, Integrity: b.entry.Checksum}
 	}
+	byName := map[string][]string{} // package name -> the ids of its entries
+	for _, id := range ids {
+		if _, ws := wsDir[id]; !ws {
+			name, _ := specName(bySpecFirst(id))
+			byName[name] = append(byName[name], id)
+		}
+	}
 	dep := func(name, rng string) (Dep, bool) {
 		id, ok := bySpec[name+"@"+rng]
+		if !ok {
+			// A "resolutions" override in the root package.json: the
+			// dependent still lists its own range, the lockfile has only
+			// the overriding one. One entry of that name is the one;
+			// with several, vx cannot tell which (the caller falls back).
+			if ids := byName[name]; len(ids) == 1 {
+				id, ok = ids[0], true
+			}
+		}
 		if !ok {
 			return Dep{}, false
 		}
@@ -515,6 +531,12 @@ func (l *Lockfile) importerDeps(dir string) []Dep {
 		return imp.Deps
 	}
 	return nil
+}
+
+// bySpecFirst returns the first spec of an entry id.
+func bySpecFirst(id string) string {
+	first, _, _ := strings.Cut(id, ", ")
+	return first
 }
 
 // patchInner returns the descriptor a berry patch: spec patches:

@@ -6,7 +6,8 @@
 # The projects: web -> ui (workspace), react 18 with a package peering on it,
 # a scoped package, an npm: alias, is-odd (patched where the package manager
 # patches: pnpm, berry, bun); docs -> react 17 and is-number 7, which
-# conflict with web's; the root -> ms.
+# conflict with web's; ui -> is-even from a tarball URL; the root -> ms (from
+# pnpm's catalog) and an override (resolution) of js-tokens.
 set -euo pipefail
 pm=$1; d=$(realpath -m "${2:-$pm}"); here=$(dirname "$(realpath "$0")")
 yarn1=${YARN1:-yarn}; yarn4=${YARN4:-yarn}
@@ -21,12 +22,16 @@ if [ "$pm" = pnpm ] || [ "$pm" = bun ]; then
 	mkdir -p "$d/patches"; cp "$here/is-odd.patch" "$d/patches/is-odd@3.0.1.patch"
 fi
 printf 'fund=false\n' > "$d/.npmrc"
+ms='"2.1.3"'; [ "$pm" = pnpm ] && ms='"catalog:"'
+override='"overrides": { "js-tokens": "4.0.0" },'
+case $pm in yarn|berry) override='"resolutions": { "js-tokens": "4.0.0" },';; pnpm) override='';; esac
 cat > "$d/package.json" <<J
 {
   "name": "fixture",
   "private": true,
   "workspaces": ["apps/*", "packages/*"],
-  "devDependencies": { "ms": "2.1.3" }
+  $override
+  "devDependencies": { "ms": $ms }
 }
 J
 cat > "$d/apps/web/package.json" <<J
@@ -51,14 +56,14 @@ cat > "$d/packages/ui/package.json" <<J
   "name": "ui",
   "version": "1.0.0",
   "main": "index.js",
-  "dependencies": { "is-number": "^6.0.0" }
+  "dependencies": { "is-number": "^6.0.0", "is-even": "https://registry.npmjs.org/is-even/-/is-even-1.0.0.tgz" }
 }
 J
 echo 'module.exports = require("is-number")(1)' > "$d/packages/ui/index.js"
 cd "$d"
 case $pm in
 npm) npm install --no-audit --no-fund --loglevel=error ;;
-pnpm) printf 'packages:\n  - "apps/*"\n  - "packages/*"\npatchedDependencies:\n  is-odd@3.0.1: patches/is-odd@3.0.1.patch\n' > pnpm-workspace.yaml
+pnpm) printf 'packages:\n  - "apps/*"\n  - "packages/*"\npatchedDependencies:\n  is-odd@3.0.1: patches/is-odd@3.0.1.patch\ncatalog:\n  ms: 2.1.3\noverrides:\n  js-tokens: 4.0.0\n' > pnpm-workspace.yaml
       node -e 'const p=require("./package.json");delete p.workspaces;require("fs").writeFileSync("package.json",JSON.stringify(p,null,2)+"\n")'
       pnpm install --reporter=silent ;;
 yarn) $yarn1 install --silent --no-progress ;;
