@@ -568,16 +568,29 @@ func (c Change) Describe() string {
 		}
 		return "lockfile setting " + name + " " + c.Change
 	case "package":
-		old, new := strings.Join(c.Old, ","), strings.Join(c.New, ",")
-		switch {
-		case c.Change == "added":
-			return "dependency " + name + " " + new + " added"
-		case c.Change == "removed":
-			return "dependency " + name + " " + old + " removed"
-		case old == new:
-			return "dependency " + name + " " + new + " resolved differently (integrity, source or its dependencies)"
+		// The versions that went and came: an alias's other version,
+		// unchanged, is not named.
+		var went, came []string
+		for _, v := range c.Old {
+			if !slices.Contains(c.New, v) {
+				went = append(went, v)
+			}
 		}
-		return "dependency " + name + " " + old + " → " + new
+		for _, v := range c.New {
+			if !slices.Contains(c.Old, v) {
+				came = append(came, v)
+			}
+		}
+		old, new := strings.Join(went, ","), strings.Join(came, ",")
+		switch {
+		case old != "" && new != "":
+			return "dependency " + name + " " + old + " → " + new
+		case new != "":
+			return "dependency " + name + " " + new + " added"
+		case old != "":
+			return "dependency " + name + " " + old + " removed"
+		}
+		return "dependency " + name + " " + strings.Join(c.New, ",") + " resolved differently (integrity, source or its dependencies)"
 	case "dependency":
 		switch c.Change {
 		case "added":

@@ -139,3 +139,24 @@ func (l *Lockfile) Describe(dirs ...string) (pkgs []Resolved, links string, ok b
 	}
 	return pkgs, hex.EncodeToString(h.Sum(nil)), true
 }
+
+// Same reports whether a and b are the same kind and version of lockfile,
+// hold the same global settings, and resolve the same for the projects in
+// dirs ([Lockfile.Describe]); false when either has no importer for the
+// first of dirs.
+func Same(a, b *Lockfile, dirs ...string) bool {
+	if a.Kind != b.Kind || a.Version != b.Version || !slices.Equal(a.Global, b.Global) {
+		return false
+	}
+	pa, la, oka := a.Describe(dirs...)
+	pb, lb, okb := b.Describe(dirs...)
+	if !oka || !okb || la != lb || len(pa) != len(pb) {
+		return false
+	}
+	for i := range pa {
+		if pa[i].Name != pb[i].Name || pa[i].Digest != pb[i].Digest || !slices.Equal(pa[i].Versions, pb[i].Versions) {
+			return false
+		}
+	}
+	return true
+}
