@@ -92,6 +92,7 @@ type Cache struct {
 	misses     int
 	stored     int
 	warned     map[string]bool
+	locks      sync.Map // lockfile path NUL content id → *lockParse
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.
@@ -362,7 +363,7 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 		}
 		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; leave it out of the task's inputs (%s) and name the files it leads to (\"//<their directory>/**\"), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
 	}
-	return Inputs{files, fileLines(files), snap}, nil
+	return Inputs{files, c.inputLines(t, files), snap}, nil
 }
 
 // linkedDir returns the first element of rel, a directory relative to
@@ -1038,7 +1039,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		fs, err := lstat(filepath.Join(c.opts.Root, filepath.FromSlash(p)))
 		return err == nil && max(fs.ctime, fs.mtime) < started
 	})
-	if now := keyOf(k.spec, files, fileLines(files), c.platform(), c.envKey); now.InputRoot != k.InputRoot {
+	if now := keyOf(k.spec, files, c.inputLines(k.spec, files), c.platform(), c.envKey); now.InputRoot != k.InputRoot {
 		change := firstChange(k, now)
 		if p, _, _ := strings.Cut(change, " "); isYours(p) {
 			if st, _ := snap.get(p); st.tracked {

@@ -52,7 +52,10 @@ type Change struct {
 	// "platform", "workdir" (the project's directory), "command" (the
 	// script, its pre and post scripts, the arguments after --), "env" (a
 	// variable of the key), "outputs" and "inputs" (vx.json's globs),
-	// "lockfile", "file", "dependency" (a task it depends on), another word
+	// "lockfile", "setting" (a global setting recorded in a lockfile vx
+	// reads: overrides, patches, pnpm's settings), "package" (a package
+	// the project can load, from such a lockfile: Old and New are its
+	// versions), "file", "dependency" (a task it depends on), another word
 	// for a line of the input list of another kind, "entry" (the key is
 	// the same, its entry is gone) or "key" (a part vx cannot name).
 	Kind string `json:"kind"`
@@ -447,22 +450,32 @@ func (l inputList) value(kind, name string) string {
 // dependency's key).
 func diffLists(was, now inputList) []Change {
 	var ch []Change
-	change := func(k, c string) {
+	change := func(k, c, old, new string) {
 		kind, name, _ := strings.Cut(k, "\x00")
-		ch = append(ch, Change{Kind: lineKind(kind, name), Change: c, Name: name})
+		x := Change{Kind: lineKind(kind, name), Change: c, Name: name}
+		if kind == "package" {
+			// "<version>,<version> <digest>": the versions are named.
+			if c != "added" {
+				x.Old = packageVersions(old)
+			}
+			if c != "removed" {
+				x.New = packageVersions(new)
+			}
+		}
+		ch = append(ch, x)
 	}
 	for _, k := range now.keys {
 		v, ok := was.lines[k]
 		switch {
 		case !ok:
-			change(k, "added")
+			change(k, "added", "", now.lines[k])
 		case v != now.lines[k]:
-			change(k, "modified")
+			change(k, "modified", v, now.lines[k])
 		}
 	}
 	for _, k := range was.keys {
 		if _, ok := now.lines[k]; !ok {
-			change(k, "removed")
+			change(k, "removed", was.lines[k], "")
 		}
 	}
 	sort.SliceStable(ch, func(i, j int) bool {
@@ -472,6 +485,15 @@ func diffLists(was, now inputList) []Change {
 		return ch[i].Name < ch[j].Name
 	})
 	return ch
+}
+
+// packageVersions are the versions of a "package" line's value.
+func packageVersions(value string) []string {
+	vs, _, _ := strings.Cut(value, " ")
+	if vs == "" {
+		return []string{}
+	}
+	return strings.Split(vs, ",")
 }
 
 // lineKind names the kind of an input list's line for a Change.
@@ -487,7 +509,7 @@ func lineKind(kind, name string) string {
 	return kind
 }
 
-var kindOrder = []string{"format", "key", "entry", "platform", "workdir", "command", "env", "outputs", "inputs", "lockfile", "file"}
+var kindOrder = []string{"format", "key", "entry", "platform", "workdir", "command", "env", "outputs", "inputs", "lockfile", "setting", "package", "file"}
 
 // kindRank orders changes: the format first, the dependencies last,
 // kinds vx does not know just before them.
@@ -540,6 +562,35 @@ func (c Change) Describe() string {
 		return fmt.Sprintf("vx.json %s: %s %s", c.Kind, c.Change, quote.Q(c.Name))
 	case "lockfile":
 		return "lockfile " + name + " " + c.Change
+	case "setting":
+		if c.Change == "modified" {
+			return "lockfile setting " + name + " changed"
+		}
+		return "lockfile setting " + name + " " + c.Change
+	case "package":
+		// The versions that went and came: an alias's other version,
+		// unchanged, is not named.
+		var went, came []string
+		for _, v := range c.Old {
+			if !slices.Contains(c.New, v) {
+				went = append(went, v)
+			}
+		}
+		for _, v := range c.New {
+			if !slices.Contains(c.Old, v) {
+				came = append(came, v)
+			}
+		}
+		old, new := strings.Join(went, ","), strings.Join(came, ",")
+		switch {
+		case old != "" && new != "":
+			return "dependency " + name + " " + old + " → " + new
+		case new != "":
+			return "dependency " + name + " " + new + " added"
+		case old != "":
+			return "dependency " + name + " " + old + " removed"
+		}
+		return "dependency " + name + " " + strings.Join(c.New, ",") + " resolved differently (integrity, source or its dependencies)"
 	case "dependency":
 		switch c.Change {
 		case "added":
@@ -561,14 +612,17 @@ func (c Change) IsFile() bool {
 // reasonOf says in one line what changes hold: the first few, the files
 // counted.
 func reasonOf(ch []Change) string {
-	files := 0
+	files, pkgs := 0, 0
 	for _, c := range ch {
 		if c.IsFile() {
 			files++
 		}
+		if c.Kind == "package" {
+			pkgs++
+		}
 	}
 	var parts []string
-	first := true
+	first, firstPkg := true, true
 	for _, c := range ch {
 		d := c.Describe()
 		if c.IsFile() {
@@ -581,6 +635,18 @@ func reasonOf(ch []Change) string {
 				d += " and 1 more file"
 			case files > 2:
 				d += fmt.Sprintf(" and %d more files", files-1)
+			}
+		}
+		if c.Kind == "package" {
+			if !firstPkg {
+				continue
+			}
+			firstPkg = false
+			switch {
+			case pkgs == 2:
+				d += " and 1 more package"
+			case pkgs > 2:
+				d += fmt.Sprintf(" and %d more packages", pkgs-1)
 			}
 		}
 		parts = append(parts, d)
