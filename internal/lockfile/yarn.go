@@ -403,8 +403,20 @@ func splitBerry(data []byte) ([]string, []*berryBlock, string, error) {
 	var out []*berryBlock
 	version := ""
 	for _, b := range blocks {
-		text := strings.Join(lines[b.start:b.end], "\n")
 		bb := &berryBlock{yarnBlock: b}
+		if key, ok := berryKey(lines[b.start]); berryFast && ok && key != "__metadata" && fastBerryEntry(lines[b.start+1:b.end], &bb.entry) {
+			for _, s := range strings.Split(key, ",") {
+				s = strings.TrimSpace(s)
+				if s == "" {
+					return nil, nil, "", fmt.Errorf("lockfile: \"yarn.lock\": line %d: empty key", b.start+1)
+				}
+				bb.specs = append(bb.specs, s)
+			}
+			out = append(out, bb)
+			continue
+		}
+		bb.entry = berryEntry{}
+		text := strings.Join(lines[b.start:b.end], "\n")
 		var doc map[string]yaml.Node
 		if err := yaml.Unmarshal([]byte(text), &doc); err != nil || len(doc) != 1 {
 			return nil, nil, "", fmt.Errorf("lockfile: \"yarn.lock\": line %d: not a YAML entry", b.start+1)
@@ -439,6 +451,144 @@ func splitBerry(data []byte) ([]string, []*berryBlock, string, error) {
 		return nil, nil, "", unsupported("yarn.lock", fmt.Sprintf("__metadata version %s (vx reads %d to %d)", strconv.Quote(version), berryMinVersion, berryMaxVersion))
 	}
 	return lines, out, version, nil
+}
+
+// berryFast enables fastBerryEntry (tests compare it with the YAML reading).
+var berryFast = true
+
+// berryKey reads a berry entry's key line: "key:" or "\"key\":".
+func berryKey(line string) (string, bool) {
+	k, ok := strings.CutSuffix(line, ":")
+	if !ok || k == "" {
+		return "", false
+	}
+	if k[0] == '"' {
+		u, err := strconv.Unquote(k)
+		return u, err == nil
+	}
+	if strings.ContainsAny(k[:1], "'{[&*!|>%@`#-?") || strings.Contains(k, ": ") || strings.Contains(k, " #") {
+		return "", false
+	}
+	return k, true
+}
+
+// fastBerryEntry reads an entry's body as yarn writes it (two spaces for
+// its fields, four for a map's members, double-quoted or plain scalars)
+// without a YAML parser: a large yarn.lock has thousands of entries. Any
+// other shape returns false and the entry is read as YAML.
+func fastBerryEntry(lines []string, e *berryEntry) bool {
+	var cur map[string]string
+	ignore := map[string]string{} // a map vx does not read (bin, dependenciesMeta, conditions' maps)
+	for _, ln := range lines {
+		body := strings.TrimLeft(ln, " ")
+		if body == "" || body[0] == '#' {
+			continue
+		}
+		indent := len(ln) - len(body)
+		if indent > 4 {
+			if cur == nil {
+				return false
+			}
+			continue // deeper: dependenciesMeta's members' fields
+		}
+		k, v, ok := berryKV(body)
+		if !ok {
+			return false
+		}
+		switch indent {
+		case 2:
+			cur = nil
+			if v == "" {
+				switch k {
+				case "dependencies":
+					e.Dependencies = map[string]string{}
+					cur = e.Dependencies
+				case "peerDependencies":
+					e.PeerDependencies = map[string]string{}
+					cur = e.PeerDependencies
+				case "optionalDependencies":
+					e.OptionalDependencies = map[string]string{}
+					cur = e.OptionalDependencies
+				default:
+					cur = ignore
+				}
+				continue
+			}
+			switch k {
+			case "version":
+				e.Version = v
+			case "resolution":
+				e.Resolution = v
+			case "checksum":
+				e.Checksum = v
+			case "linkType":
+				e.LinkType = v
+			}
+		case 4:
+			if cur == nil {
+				return false
+			}
+			cur[k] = v
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// berryKV splits `key: value`, `"key": "value"` or `key:`; false for any
+// YAML beyond that (flow collections, single quotes, anchors, block
+// scalars).
+func berryKV(body string) (string, string, bool) {
+	var key, rest string
+	if body[0] == '"' {
+		end := closingQuote(body)
+		if end < 0 {
+			return "", "", false
+		}
+		k, err := strconv.Unquote(body[:end+1])
+		if err != nil {
+			return "", "", false
+		}
+		key, rest = k, body[end+1:]
+		if !strings.HasPrefix(rest, ":") {
+			return "", "", false
+		}
+		rest = rest[1:]
+	} else {
+		i := strings.Index(body, ":")
+		if i <= 0 {
+			return "", "", false
+		}
+		key, rest = body[:i], body[i+1:]
+		if strings.ContainsAny(key[:1], "'{[&*!|>%@`-?") {
+			return "", "", false
+		}
+	}
+	if rest == "" {
+		return key, "", true
+	}
+	if rest[0] != ' ' {
+		return "", "", false
+	}
+	v := strings.TrimSpace(rest)
+	if v == "" {
+		return key, "", true
+	}
+	switch v[0] {
+	case '"':
+		u, err := strconv.Unquote(v)
+		if err != nil {
+			return "", "", false
+		}
+		return key, u, true
+	case '\'', '{', '[', '&', '*', '!', '|', '>', '%', '@', '`', '#':
+		return "", "", false
+	}
+	if strings.Contains(v, " #") || v == "~" || v == "null" {
+		return "", "", false
+	}
+	return key, v, true
 }
 
 func parseBerry(data []byte) (*Lockfile, error) {

@@ -305,6 +305,34 @@ func TestPruneErrors(t *testing.T) {
 	}
 }
 
+// TestBerryFast: the entries read without a YAML parser are the ones YAML
+// gives.
+func TestBerryFast(t *testing.T) {
+	inputs := []string{berryLock, strings.ReplaceAll(berryLock, "  dependencies:\n", "  dependenciesMeta:\n    a:\n      optional: true\n  dependencies:\n")}
+	if data, err := os.ReadFile(filepath.Join("testdata", "berry", "yarn.lock")); err == nil {
+		inputs = append(inputs, string(data))
+	}
+	for i, in := range inputs {
+		fast, slow := berryBoth(t, []byte(in))
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Errorf("input %d: (-yaml +fast)\n%s", i, diff)
+		}
+	}
+}
+
+// berryBoth reads data with and without the fast path.
+func berryBoth(t *testing.T, data []byte) (fast, slow *Lockfile) {
+	t.Helper()
+	fast, errFast := parseBerry(data)
+	berryFast = false
+	defer func() { berryFast = true }()
+	slow, errSlow := parseBerry(data)
+	if (errFast == nil) != (errSlow == nil) {
+		t.Fatalf("fast: %v; yaml: %v", errFast, errSlow)
+	}
+	return fast, slow
+}
+
 func FuzzParseYarn(f *testing.F) {
 	f.Add([]byte(classicLock))
 	f.Add([]byte(berryLock))
@@ -314,6 +342,13 @@ func FuzzParseYarn(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if isBerry(data) {
+			if fast, slow := berryBoth(t, data); fast != nil && slow != nil {
+				if diff := cmp.Diff(slow, fast); diff != "" {
+					t.Fatalf("(-yaml +fast)\n%s", diff)
+				}
+			}
+		}
 		if _, err := ParseWorkspace("yarn.lock", data, classicProjects); err != nil {
 			return
 		}
