@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
@@ -519,14 +520,15 @@ func yarnrcFiles(data []byte) []string {
 	return out
 }
 
-var patchRef = regexp.MustCompile(`[A-Za-z0-9_.@~+/%-]+\.patch\b`)
+// patchRef is compiled on first use: nothing of vx prune's runs at start-up.
+var patchRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_.@~+/%-]+\.patch\b`) })
 
 // patchRefs returns the root-relative paths of the .patch files a text
 // names (berry's "~/.yarn/patches/x.patch", pnpm's "patches/x.patch").
 func patchRefs(text []byte) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range patchRef.FindAll(text, -1) {
+	for _, m := range patchRef().FindAll(text, -1) {
 		p := strings.TrimPrefix(string(m), "~/")
 		p = path.Clean(p)
 		if path.IsAbs(p) || strings.HasPrefix(p, "../") || seen[p] {

@@ -585,7 +585,7 @@ func berryKV(body string) (string, string, bool) {
 	case '\'', '{', '[', '&', '*', '!', '|', '>', '%', '@', '`', '#':
 		return "", "", false
 	}
-	if strings.Contains(v, " #") || v == "~" || v == "null" {
+	if strings.Contains(v, " #") || strings.Contains(v, ": ") || strings.HasSuffix(v, ":") || strings.ContainsAny(v[:1], "-?:,]}") || v == "~" || v == "null" {
 		return "", "", false
 	}
 	return key, v, true
