@@ -467,6 +467,15 @@ func pruneNPM(data []byte, l *Lockfile, dirs []string) ([]byte, error) {
 		}
 		b.Write(m.key)
 		b.WriteByte(':')
+		if string(m.name) == "dependencies" {
+			// lockfileVersion 2's tree for npm 6, the same installs nested
+			v, err := pruneNPMTree(m.value, "", keepEntry, keepDir)
+			if err != nil {
+				return nil, fmt.Errorf("lockfile: \"package-lock.json\": dependencies: %v", err)
+			}
+			b.Write(v)
+			continue
+		}
 		if string(m.name) != "packages" {
 			b.Write(m.value)
 			continue
@@ -509,6 +518,64 @@ func pruneNPM(data []byte, l *Lockfile, dirs []string) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// pruneNPMTree cuts lockfileVersion 2's "dependencies" tree (name ->
+// {version, requires, dependencies}) to the installs kept: the member a
+// under prefix is the install prefix+"node_modules/a"; a workspace project's
+// link ("version": "file:apps/web") stays when its project does.
+func pruneNPMTree(data []byte, prefix string, keepEntry, keepDir map[string]bool) ([]byte, error) {
+	members, err := orderedMembers(data)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	for _, m := range members {
+		path := prefix + "node_modules/" + string(m.name)
+		var dep struct {
+			Version string `json:"version"`
+		}
+		json.Unmarshal(m.value, &dep)
+		dir, link := strings.CutPrefix(dep.Version, "file:")
+		if !keepEntry[path] && !(link && keepDir[dir]) {
+			continue
+		}
+		fields, err := orderedMembers(m.value)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.Write(m.key)
+		b.WriteString(":{")
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(f.key)
+			b.WriteByte(':')
+			if string(f.name) == "dependencies" {
+				sub := path + "/"
+				if link {
+					sub = dir + "/" // a project's own installs are under its directory
+				}
+				v, err := pruneNPMTree(f.value, sub, keepEntry, keepDir)
+				if err != nil {
+					return nil, err
+				}
+				b.Write(v)
+				continue
+			}
+			b.Write(f.value)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // member is one member of a JSON object: its key as written, the key

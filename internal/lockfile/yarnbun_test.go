@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -369,4 +370,71 @@ func FuzzParseBun(f *testing.F) {
 		}
 		Prune("bun.lock", data, nil, []string{"apps/web"})
 	})
+}
+
+// TestPruneEachProject cuts every lockfile under testdata to each of its
+// projects in turn: Prune's own read-back check (the projects kept, each
+// resolving as in the whole file) must pass for every one.
+func TestPruneEachProject(t *testing.T) {
+	files := map[string]string{
+		"npm-v2.json": "package-lock.json", "npm-v3.json": "package-lock.json", "pnpm-v6.yaml": "pnpm-lock.yaml", "pnpm-v9.yaml": "pnpm-lock.yaml",
+		"berry/yarn.lock": "yarn.lock", "bun/bun.lock": "bun.lock", "npm/package-lock.json": "package-lock.json",
+		"pnpm/pnpm-lock.yaml": "pnpm-lock.yaml",
+	}
+	for file, name := range files {
+		data, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Parse(name, data)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for dir := range l.Importers {
+			if _, err := Prune(name, data, nil, []string{dir}); err != nil {
+				t.Errorf("%s cut to %s: %v", file, dir, err)
+			}
+		}
+	}
+	// yarn classic, with its projects
+	data, err := os.ReadFile(filepath.Join("testdata", "yarn", "yarn.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := fixtureProjects(t, filepath.Join("testdata", "yarn"))
+	for _, p := range projects {
+		if _, err := Prune("yarn.lock", data, projects, []string{p.Dir}); err != nil {
+			t.Errorf("yarn.lock cut to %s: %v", p.Dir, err)
+		}
+	}
+}
+
+// TestPruneNPMv2Tree: lockfileVersion 2's "dependencies" tree (npm 6's) is
+// cut as "packages" is.
+func TestPruneNPMv2Tree(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "npm-v2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Prune("package-lock.json", data, nil, []string{"packages/util"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Dependencies map[string]struct {
+			Dependencies map[string]any
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	// the root's is-number 7 and util's link
+	if diff := cmp.Diff([]string{"is-number", "util"}, sortedKeys(got.Dependencies)); diff != "" {
+		t.Errorf("dependencies (-want +got):\n%s", diff)
+	}
+	// util's own is-number 6 (packages/util/node_modules/is-number) stays
+	// nested under its link
+	if _, ok := got.Dependencies["util"].Dependencies["is-number"]; !ok {
+		t.Errorf("util's nested is-number is gone:\n%s", out)
+	}
 }
