@@ -184,6 +184,9 @@ func runPrune(p *Process, a *parsed) (int, error) {
 			kept = append(kept, quote.Name(keep[d].Name))
 		}
 	}
+	if len(kept) == 0 {
+		kept = append(kept, "the root alone")
+	}
 	fmt.Fprintf(p.Stdout, "pruned to %s: %d files in %s (%s: %d of %d packages)\n", strings.Join(kept, ", "), w.n,
 		quote.Name(relOrAbs(p.Dir, outDir)), lockName, len(lfClosure(lf, dirs)), len(lf.Entries))
 	return ExitOK, nil
