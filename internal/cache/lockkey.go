@@ -44,6 +44,7 @@ const closureHeader = "vx lockfile closure 1"
 type lockParse struct {
 	once sync.Once
 	lf   *lockfile.Lockfile
+	desc *lockfile.Describer
 	err  error // why it is keyed by its bytes
 
 	mu    sync.Mutex
@@ -59,6 +60,7 @@ func (c *Cache) lockState(p, id string) *lockParse {
 		lp.lf, lp.err = c.parseLockfile(p, id)
 		if lp.err == nil {
 			lp.lines = map[string][]byte{}
+			lp.desc = lp.lf.NewDescriber()
 		}
 	})
 	return lp
@@ -137,7 +139,7 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 	if ok {
 		return b, b != nil
 	}
-	desc := describeLock(lp.lf, f.Path, t.RelDir)
+	desc := describeLock(lp.lf, lp.desc, f.Path, t.RelDir)
 	if desc != nil {
 		d := DigestOf(desc)
 		c.closures.Store(d.Hash, desc)
@@ -183,8 +185,8 @@ func (c *Cache) closure(h string) []byte {
 
 // describeLock writes the description of the closure of the project dir
 // in the lockfile p; nil when the lockfile has no importer for dir.
-func describeLock(lf *lockfile.Lockfile, p, dir string) []byte {
-	pkgs, links, ok := lf.Describe(dir, ".")
+func describeLock(lf *lockfile.Lockfile, dr *lockfile.Describer, p, dir string) []byte {
+	pkgs, links, ok := dr.Describe(dir, ".")
 	if !ok {
 		return nil
 	}
