@@ -22,7 +22,7 @@ type lockFixture struct {
 	warn *bytes.Buffer
 }
 
-func newLockFixture(t *testing.T, name, fixture string, dryRun bool) *lockFixture {
+func newLockFixture(t testing.TB, name, fixture string, dryRun bool) *lockFixture {
 	t.Helper()
 	root := testdir.New(t)
 	var warn bytes.Buffer
@@ -39,7 +39,7 @@ func newLockFixture(t *testing.T, name, fixture string, dryRun bool) *lockFixtur
 	return f
 }
 
-func (f *lockFixture) write(t *testing.T, text string) InputFile {
+func (f *lockFixture) write(t testing.TB, text string) InputFile {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(f.root, f.name), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func (f *lockFixture) write(t *testing.T, text string) InputFile {
 }
 
 // file is the lockfile as a key's file list holds it (its git blob id).
-func (f *lockFixture) file(t *testing.T) InputFile {
+func (f *lockFixture) file(t testing.TB) InputFile {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(f.root, f.name))
 	if err != nil {
@@ -211,5 +211,23 @@ func TestLockfileMemo(t *testing.T) {
 	}
 	if got, want := string(c3.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})), string(fileLines([]InputFile{file})); got != want {
 		t.Errorf("description pruned: %q, want %q", got, want)
+	}
+}
+
+// BenchmarkLockfileLineWarm is what a warm run pays per task for a
+// lockfile vx reads: the closure's digest from the memo, and a stat of its
+// description (docs/performance.md, "Lockfiles").
+func BenchmarkLockfileLineWarm(b *testing.B) {
+	f := newLockFixture(b, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
+	file := f.file(b)
+	f.c.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})
+	f.c.Close()
+	c, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := &TaskSpec{ID: "web#build", RelDir: "apps/web"}
+	for b.Loop() {
+		c.inputLines(spec, []InputFile{file})
 	}
 }
