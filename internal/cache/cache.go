@@ -93,6 +93,8 @@ type Cache struct {
 	stored     int
 	warned     map[string]bool
 	locks      sync.Map // lockfile path NUL content id → *lockParse
+	lockMemo   *lockMemo
+	closures   sync.Map // digest → the closure's description made in this run
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.
@@ -156,6 +158,7 @@ func New(o Options) (*Cache, error) {
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
+	c.lockMemo = &lockMemo{path: filepath.Join(o.Dir, "lockfile-memo")}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git
 	}
@@ -1215,6 +1218,9 @@ func (c *Cache) Close() Stats {
 	c.recordPending()
 	if err := c.sc.memo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the memo: %v", err)
+	}
+	if err := c.lockMemo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.warn("cache: cannot write the lockfile memo: %v", err)
 	}
 	writeLastRun(c.store, st)
 	if st.Stored > 0 && c.opts.MaxSize > 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,21 +18,33 @@ import (
 )
 
 // A key holds, of each lockfile vx reads (docs/cache.md, "Lockfiles"), the
-// part that the task's project can load rather than the file's bytes:
+// part that the task's project can load rather than the file's bytes: one
+// line
 //
-//	lockfile <kind> <version> <links digest> "<lockfile>"
-//	setting <digest of its value> "<name>"             one per global setting
-//	package <version,...> <digest> "<package name>"    one per package name of the closure
+//	lockfile <digest of the closure> "<lockfile>"
+//
+// whose digest is that of the closure's description, a blob of the store
+// that vx why reads to name what changed:
+//
+//	vx lockfile closure 1
+//	lockfile <kind> <version> "<lockfile>"
+//	links <digest> "<lockfile>"                       the links between the workspace projects walked
+//	setting <digest of its value> "<name>"            one per global setting
+//	package <version,...> <digest> "<package name>"   one per package name of the closure
 //
 // The closure is the project's and the root's ("." : the root package's bins
 // are on every task's PATH), through the workspace projects they depend on.
 // A lockfile vx cannot read, or that has no entry for the task's project, is
 // keyed as before, by its bytes (a "file" line).
 
+// closureHeader is the first line of a closure's description.
+const closureHeader = "vx lockfile closure 1"
+
 // lockParse is one lockfile content, parsed once per run.
 type lockParse struct {
 	once sync.Once
 	lf   *lockfile.Lockfile
+	desc *lockfile.Describer
 	err  error // why it is keyed by its bytes
 
 	mu    sync.Mutex
@@ -47,6 +60,7 @@ func (c *Cache) lockState(p, id string) *lockParse {
 		lp.lf, lp.err = c.parseLockfile(p, id)
 		if lp.err == nil {
 			lp.lines = map[string][]byte{}
+			lp.desc = lp.lf.NewDescriber()
 		}
 	})
 	return lp
@@ -95,10 +109,16 @@ func appendVersion(b []byte, v string) []byte {
 	return b
 }
 
-// lockLines returns the lines of t's key for its lockfile f; ok is false
+// lockLines returns the line of t's key for its lockfile f; ok is false
 // when f is keyed by its bytes (then the reason is said once, in a dry run:
-// --dry-run, vx why).
+// --dry-run, vx why). The closure's description is remembered across runs
+// ([lockMemo]): a warm run reads no lockfile.
 func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
+	if d, ok := c.lockMemo.get(f.Path, f.ID, t.RelDir); ok {
+		if _, err := os.Stat(c.store.BlobPath(d)); err == nil {
+			return lockLine(d, f.Path), true
+		}
+	}
 	lp := c.lockState(f.Path, f.ID)
 	if lp.err != nil {
 		if c.opts.DryRun {
@@ -119,7 +139,17 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 	if ok {
 		return b, b != nil
 	}
-	b = describeLock(lp.lf, f.Path, t.RelDir)
+	desc := describeLock(lp.lf, lp.desc, f.Path, t.RelDir)
+	if desc != nil {
+		d := DigestOf(desc)
+		c.closures.Store(d.Hash, desc)
+		if c.opts.Write {
+			if _, err := c.store.PutBytes(desc); err == nil {
+				c.lockMemo.put(f.Path, f.ID, t.RelDir, d)
+			}
+		}
+		b = lockLine(d, f.Path)
+	}
 	lp.mu.Lock()
 	lp.lines[t.RelDir] = b
 	lp.mu.Unlock()
@@ -129,19 +159,45 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 	return b, b != nil
 }
 
-// describeLock writes the lines of the lockfile p for the project dir; nil
-// when the lockfile has no importer for dir.
-func describeLock(lf *lockfile.Lockfile, p, dir string) []byte {
-	pkgs, links, ok := lf.Describe(dir, ".")
+// lockLine is the key's line for the lockfile p whose closure's
+// description has the digest d.
+func lockLine(d Digest, p string) []byte {
+	b := make([]byte, 0, 96+len(p))
+	b = append(b, "lockfile "...)
+	b = append(b, d.Hash...)
+	b = append(b, ' ')
+	b = appendQuoted(b, p)
+	return append(b, '\n')
+}
+
+// closure returns the closure's description whose digest is h: one this
+// run made, or the store's; nil when neither has it.
+func (c *Cache) closure(h string) []byte {
+	if b, ok := c.closures.Load(h); ok {
+		return b.([]byte)
+	}
+	b, err := c.store.readByHash(h)
+	if err != nil || !strings.HasPrefix(string(b), closureHeader+"\n") {
+		return nil
+	}
+	return b
+}
+
+// describeLock writes the description of the closure of the project dir
+// in the lockfile p; nil when the lockfile has no importer for dir.
+func describeLock(lf *lockfile.Lockfile, dr *lockfile.Describer, p, dir string) []byte {
+	pkgs, links, ok := dr.Describe(dir, ".")
 	if !ok {
 		return nil
 	}
-	b := make([]byte, 0, 128+len(lf.Global)*80+len(pkgs)*110)
-	b = append(b, "lockfile "...)
+	b := make([]byte, 0, 256+len(lf.Global)*80+len(pkgs)*110)
+	b = append(b, closureHeader+"\nlockfile "...)
 	b = append(b, lf.Kind...)
 	b = append(b, ' ')
-	b = append(b, lf.Version...)
+	b = appendVersion(b, lf.Version)
 	b = append(b, ' ')
+	b = appendQuoted(b, p)
+	b = append(b, "\nlinks "...)
 	b = append(b, links...)
 	b = append(b, ' ')
 	b = appendQuoted(b, p)
@@ -186,4 +242,142 @@ func (c *Cache) inputLines(t *TaskSpec, files []InputFile) []byte {
 		m = appendFileLine(m, f)
 	}
 	return m
+}
+
+// lockMemo remembers across runs, in the store (file "lockfile-memo"), the
+// digest of each project's closure for the lockfile content a run saw, by
+// the lockfile's path and git blob id: a warm run neither reads nor parses
+// a lockfile that did not change. The description itself is a blob of the
+// store; a memo line whose blob was pruned is computed again, so that vx
+// why can always name what changed.
+type lockMemo struct {
+	path string // "" = none (tests)
+
+	once  sync.Once
+	mu    sync.Mutex
+	recs  map[string]Digest // lockfile path NUL content id NUL project dir → its lines
+	used  map[string]string // lockfile path → the content id of this run
+	dirty bool
+}
+
+const lockMemoMagic = "vxlockmemo1 " + FormatVersion + "\n"
+
+func (m *lockMemo) load() {
+	m.once.Do(func() {
+		m.recs, m.used = map[string]Digest{}, map[string]string{}
+		if m.path == "" {
+			return
+		}
+		data, err := inputfile.Read(m.path)
+		if err != nil || !strings.HasPrefix(string(data), lockMemoMagic) {
+			return
+		}
+		// Lines: "<path>" <id> "<dir>" <hash> <size>
+		for _, line := range strings.Split(string(data[len(lockMemoMagic):]), "\n") {
+			var f [5]string
+			ok := true
+			for i := range f {
+				line = strings.TrimPrefix(line, " ")
+				if i == 0 || i == 2 {
+					q, err := strconv.QuotedPrefix(line)
+					if err != nil {
+						ok = false
+						break
+					}
+					f[i], _ = strconv.Unquote(q)
+					line = line[len(q):]
+					continue
+				}
+				f[i], line, _ = strings.Cut(line, " ")
+			}
+			size, err := strconv.ParseInt(f[4], 10, 64)
+			if !ok || err != nil || !validDigest(Digest{Hash: f[3], Size: size}) {
+				continue
+			}
+			m.recs[f[0]+"\x00"+f[1]+"\x00"+f[2]] = Digest{Hash: f[3], Size: size}
+		}
+	})
+}
+
+func (m *lockMemo) get(path, id, dir string) (Digest, bool) {
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used[path] = id
+	d, ok := m.recs[path+"\x00"+id+"\x00"+dir]
+	return d, ok
+}
+
+func (m *lockMemo) put(path, id, dir string, d Digest) {
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used[path] = id
+	m.recs[path+"\x00"+id+"\x00"+dir] = d
+	m.dirty = true
+}
+
+// save writes the memo when it changed: the records of the lockfile
+// contents this run used, and those of lockfiles it did not look at.
+func (m *lockMemo) save(tmpDir string) error {
+	if m.path == "" {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.dirty {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(lockMemoMagic)
+	for k, d := range m.recs {
+		path, rest, _ := strings.Cut(k, "\x00")
+		id, dir, _ := strings.Cut(rest, "\x00")
+		if u, ok := m.used[path]; ok && u != id {
+			continue // an older content of a lockfile
+		}
+		b.WriteString(strconv.Quote(path) + " " + id + " " + strconv.Quote(dir) + " " + d.Hash + " " + strconv.FormatInt(d.Size, 10) + "\n")
+	}
+	f, err := os.CreateTemp(tmpDir, "lockfile-memo-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), m.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	m.dirty = false
+	return nil
+}
+
+// lockfileChanges names what changed in a lockfile's closure between two
+// keys, from their descriptions (the digests old and new): the packages
+// and settings; nil when a description is not at hand (then the caller
+// says that the lockfile changed).
+func (c *Cache) lockfileChanges(name, old, new string) []Change {
+	was, now := c.closure(old), c.closure(new)
+	if was == nil || now == nil {
+		return nil
+	}
+	var out []Change
+	other := false
+	for _, ch := range diffLists(parseInputList(was), parseInputList(now)) {
+		switch ch.Kind {
+		case "package", "setting":
+			out = append(out, ch)
+		default:
+			other = true // its format or the projects' links
+		}
+	}
+	if other || len(out) == 0 {
+		out = append([]Change{{Kind: "lockfile", Change: "modified", Name: name}}, out...)
+	}
+	return out
 }

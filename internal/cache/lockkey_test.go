@@ -22,7 +22,7 @@ type lockFixture struct {
 	warn *bytes.Buffer
 }
 
-func newLockFixture(t *testing.T, name, fixture string, dryRun bool) *lockFixture {
+func newLockFixture(t testing.TB, name, fixture string, dryRun bool) *lockFixture {
 	t.Helper()
 	root := testdir.New(t)
 	var warn bytes.Buffer
@@ -39,7 +39,7 @@ func newLockFixture(t *testing.T, name, fixture string, dryRun bool) *lockFixtur
 	return f
 }
 
-func (f *lockFixture) write(t *testing.T, text string) InputFile {
+func (f *lockFixture) write(t testing.TB, text string) InputFile {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(f.root, f.name), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func (f *lockFixture) write(t *testing.T, text string) InputFile {
 }
 
 // file is the lockfile as a key's file list holds it (its git blob id).
-func (f *lockFixture) file(t *testing.T) InputFile {
+func (f *lockFixture) file(t testing.TB) InputFile {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(f.root, f.name))
 	if err != nil {
@@ -88,12 +88,17 @@ func TestLockfileKeyPerProject(t *testing.T) {
 			before := map[string]string{}
 			for _, dir := range []string{"apps/web", "packages/ui", "packages/util"} {
 				before[dir] = f.lines(t, dir)
-				if !strings.HasPrefix(before[dir], "lockfile ") || !strings.Contains(before[dir], "\npackage ") {
+				if !strings.HasPrefix(before[dir], "lockfile ") || !strings.HasSuffix(before[dir], " \""+tc.name+"\"\n") {
 					t.Fatalf("%s: lines:\n%s", dir, before[dir])
 				}
 			}
-			if !strings.Contains(before["apps/web"], `package 4.17.15,4.17.20 `) {
-				t.Errorf("web's lodash line, the alias's version too:\n%s", before["apps/web"])
+			hash := strings.Fields(before["apps/web"])[1]
+			desc := string(f.c.closure(hash))
+			if !strings.Contains(desc, "\npackage 4.17.15,4.17.20 ") || !strings.Contains(desc, `"lodash"`) {
+				t.Errorf("web's lodash line, the alias's version too:\n%s", desc)
+			}
+			if got := f.c.store.BlobPath(Digest{Hash: hash}); !fileExists(got) {
+				t.Errorf("the description is not in the store (%s)", got)
 			}
 			f.write(t, strings.ReplaceAll(f.text(t), tc.bump, tc.bumped))
 			for dir, was := range before {
@@ -171,5 +176,58 @@ func TestWhyNamesPackages(t *testing.T) {
 			t.Errorf("%s → %s: reason %q, want %q", tc.from, tc.to, got, tc.reason)
 		}
 		w.store(t, k)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// A second run (a new Cache on the same store) takes the closure from the
+// memo: it does not read the lockfile, and its key is the same.
+func TestLockfileMemo(t *testing.T) {
+	f := newLockFixture(t, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
+	first := f.lines(t, "apps/web")
+	f.c.Close()
+	file := f.file(t)
+	// The lockfile's bytes are gone; the content id stays the listed one.
+	if err := os.WriteFile(filepath.Join(f.root, f.name), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(c2.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})); got != first {
+		t.Errorf("from the memo %q, want %q", got, first)
+	}
+	// Its description pruned: computed again (from the lockfile, now
+	// unreadable: the whole file).
+	os.Remove(c2.store.BlobPath(Digest{Hash: strings.Fields(first)[1]}))
+	c3, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(c3.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})), string(fileLines([]InputFile{file})); got != want {
+		t.Errorf("description pruned: %q, want %q", got, want)
+	}
+}
+
+// BenchmarkLockfileLineWarm is what a warm run pays per task for a
+// lockfile vx reads: the closure's digest from the memo, and a stat of its
+// description (docs/performance.md, "Lockfiles").
+func BenchmarkLockfileLineWarm(b *testing.B) {
+	f := newLockFixture(b, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
+	file := f.file(b)
+	f.c.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})
+	f.c.Close()
+	c, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := &TaskSpec{ID: "web#build", RelDir: "apps/web"}
+	for b.Loop() {
+		c.inputLines(spec, []InputFile{file})
 	}
 }

@@ -231,7 +231,7 @@ func (s *Store) Status() (Status, error) {
 		}
 	}
 	s.eachTempFile(func(_ string, fi fs.FileInfo) { st.Bytes += fi.Size() })
-	for _, name := range []string{"memo", "last-run", "config-memo", markName} {
+	for _, name := range []string{"memo", "last-run", "config-memo", "lockfile-memo", markName} {
 		if fi, err := os.Lstat(filepath.Join(s.Dir, name)); err == nil && fi.Mode().IsRegular() {
 			st.Bytes += fi.Size()
 		}

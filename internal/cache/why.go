@@ -290,6 +290,15 @@ func (x *Explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
 		if c.Kind == "dependency" && c.Change == "modified" && x.depKey != nil {
 			c.Why = x.dependency(c.Name, was.list.value("dep", c.Name))
 		}
+		if c.Kind == "lockfile" && c.Change == "modified" {
+			// A lockfile keyed by its project's closure: what changed in it.
+			if lc := x.c.lockfileChanges(c.Name, was.list.value("lockfile", c.Name), now.list.value("lockfile", c.Name)); lc != nil {
+				for _, c := range lc {
+					add(c)
+				}
+				continue
+			}
+		}
 		add(c)
 	}
 	if len(ch) == 0 {
@@ -476,6 +485,20 @@ func diffLists(was, now inputList) []Change {
 	for _, k := range was.keys {
 		if _, ok := now.lines[k]; !ok {
 			change(k, "removed", was.lines[k], "")
+		}
+	}
+	// A lockfile keyed by its bytes in one key and by the project's closure
+	// in the other (two kinds of line): one lockfile modified.
+	for i := 0; i < len(ch); i++ {
+		if ch[i].Kind != "lockfile" || ch[i].Change != "added" {
+			continue
+		}
+		for j := range ch {
+			if ch[j].Kind == "lockfile" && ch[j].Change == "removed" && ch[j].Name == ch[i].Name {
+				ch[i].Change = "modified"
+				ch = slices.Delete(ch, j, j+1)
+				break
+			}
 		}
 	}
 	sort.SliceStable(ch, func(i, j int) bool {

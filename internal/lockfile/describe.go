@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Resolved is what a closure holds of one package name.
@@ -30,6 +31,26 @@ type Resolved struct {
 // (an npm install path moves when another project's install is hoisted
 // differently): a change elsewhere in the lockfile changes nothing here.
 func (l *Lockfile) Describe(dirs ...string) (pkgs []Resolved, links string, ok bool) {
+	return l.NewDescriber().Describe(dirs...)
+}
+
+// A Describer answers [Lockfile.Describe] for many projects of one
+// lockfile, making what it says of each entry once. It is safe for
+// concurrent use; the lockfile must not change while it is used.
+type Describer struct {
+	l     *Lockfile
+	mu    sync.Mutex
+	lines map[string]string // entry id → its line
+}
+
+// NewDescriber returns a Describer of l.
+func (l *Lockfile) NewDescriber() *Describer {
+	return &Describer{l: l, lines: make(map[string]string, len(l.Entries))}
+}
+
+// Describe is [Lockfile.Describe].
+func (dr *Describer) Describe(dirs ...string) (pkgs []Resolved, links string, ok bool) {
+	l := dr.l
 	if len(dirs) == 0 || l.Importers[dirs[0]] == nil {
 		return nil, "", false
 	}
@@ -85,17 +106,7 @@ func (l *Lockfile) Describe(dirs ...string) (pkgs []Resolved, links string, ok b
 		if e == nil {
 			continue
 		}
-		var b strings.Builder
-		b.WriteString(e.Version)
-		b.WriteByte(0)
-		b.WriteString(e.Integrity)
-		b.WriteByte(0)
-		b.WriteString(e.Resolution)
 		for _, d := range e.Deps {
-			b.WriteByte(0)
-			b.WriteString(d.Name)
-			b.WriteByte('=')
-			b.WriteString(target(d))
 			switch {
 			case d.Workspace != "":
 				if !seenDir[d.Workspace] && l.Importers[d.Workspace] != nil {
@@ -107,7 +118,7 @@ func (l *Lockfile) Describe(dirs ...string) (pkgs []Resolved, links string, ok b
 				entryStack = append(entryStack, d.Entry)
 			}
 		}
-		byName[e.Name] = append(byName[e.Name], b.String())
+		byName[e.Name] = append(byName[e.Name], dr.entryLine(id, e, target))
 		versions[e.Name] = append(versions[e.Name], e.Version)
 	}
 	names := make([]string, 0, len(byName))
@@ -138,6 +149,34 @@ func (l *Lockfile) Describe(dirs ...string) (pkgs []Resolved, links string, ok b
 		h.Write([]byte{'\n'})
 	}
 	return pkgs, hex.EncodeToString(h.Sum(nil)), true
+}
+
+// entryLine is what Describe says of one entry: its version, integrity,
+// resolution and dependencies; made once per entry.
+func (dr *Describer) entryLine(id string, e *Entry, target func(Dep) string) string {
+	dr.mu.Lock()
+	line, ok := dr.lines[id]
+	dr.mu.Unlock()
+	if ok {
+		return line
+	}
+	var b strings.Builder
+	b.WriteString(e.Version)
+	b.WriteByte(0)
+	b.WriteString(e.Integrity)
+	b.WriteByte(0)
+	b.WriteString(e.Resolution)
+	for _, d := range e.Deps {
+		b.WriteByte(0)
+		b.WriteString(d.Name)
+		b.WriteByte('=')
+		b.WriteString(target(d))
+	}
+	line = b.String()
+	dr.mu.Lock()
+	dr.lines[id] = line
+	dr.mu.Unlock()
+	return line
 }
 
 // Same reports whether a and b are the same kind and version of lockfile,

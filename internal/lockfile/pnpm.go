@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -131,10 +132,9 @@ func parsePNPM(data []byte) (*Lockfile, error) {
 	}
 	edge := func(from, name, ref string) (Dep, bool) {
 		if rel, ok := strings.CutPrefix(ref, "link:"); ok {
-			if from == "" {
-				return Dep{}, false // a link from a package: not a workspace project vx knows
-			}
-			return Dep{Name: name, Workspace: path.Join(from, rel)}, true
+			// From an importer, relative to its directory; from a
+			// package, to the lockfile's.
+			return Dep{Name: name, Workspace: path.Join(cmp.Or(from, "."), rel)}, true
 		}
 		if id := resolve(name, ref); id != "" {
 			return Dep{Name: name, Entry: id}, true
