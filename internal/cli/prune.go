@@ -80,7 +80,7 @@ func runPrune(p *Process, a *parsed) (int, error) {
 				names[i] = q.Name
 			}
 			hint := "vx ls lists the projects"
-			if best, ok := suggestName(name, names); ok {
+			if best, ok := suggest.Closest(name, names); ok {
 				hint = "did you mean " + quote.Q(best) + "?"
 			}
 			return ExitUsage, usagef("prune: no project named %s; %s", quote.Q(name), hint)
@@ -188,14 +188,8 @@ func runPrune(p *Process, a *parsed) (int, error) {
 		kept = append(kept, "the root alone")
 	}
 	fmt.Fprintf(p.Stdout, "pruned to %s: %d files in %s (%s: %d of %d packages)\n", strings.Join(kept, ", "), w.n,
-		quote.Name(relOrAbs(p.Dir, outDir)), lockName, len(lfClosure(lf, dirs)), len(lf.Entries))
+		quote.Name(relOrAbs(p.Dir, outDir)), lockName, len(lf.Closure(dirs...)), len(lf.Entries))
 	return ExitOK, nil
-}
-
-func lfClosure(l *lockfile.Lockfile, dirs []string) []string { return l.Closure(dirs...) }
-
-func suggestName(word string, names []string) (string, bool) {
-	return suggest.Closest(word, names)
 }
 
 // relOrAbs shows path relative to dir when it is below it.

@@ -681,12 +681,8 @@ func prunePNPM(data []byte, l *Lockfile, dirs []string) ([]byte, error) {
 // yamlKey reads the mapping key of a line "key: ..." or "'key': ...".
 func yamlKey(body string) (string, error) {
 	var m map[string]any
-	k := body
-	if i := strings.LastIndex(body, ":"); i >= 0 && !strings.HasSuffix(body, ":") {
-		// "key: {…}" or "key: value": read the whole line, the key is its only one
-		k = body
-	}
-	if err := yamlUnmarshal([]byte(k), &m); err != nil || len(m) != 1 {
+	// "key:", "key: {…}" or "'key': value": the line is a one-key mapping
+	if err := yamlUnmarshal([]byte(body), &m); err != nil || len(m) != 1 {
 		return "", fmt.Errorf("not a key")
 	}
 	for key := range m {
