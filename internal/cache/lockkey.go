@@ -8,6 +8,7 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +49,7 @@ type lockParse struct {
 	err  error // why it is keyed by its bytes
 
 	mu    sync.Mutex
-	lines map[string][]byte // project directory → its lines
+	lines map[string][]byte // project directories (lockLines' dirsKey) → the key's line
 }
 
 // lockState returns the parse of the lockfile p whose content has the
@@ -114,7 +115,18 @@ func appendVersion(b []byte, v string) []byte {
 // --dry-run, vx why). The closure's description is remembered across runs
 // ([lockMemo]): a warm run reads no lockfile.
 func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
-	if d, ok := c.lockMemo.get(f.Path, f.ID, t.RelDir); ok {
+	// The project's closure, and those of the workspace dependencies
+	// whose files the key holds (SourceDeps): their links may be missing
+	// from the lockfile (pnpm's excludeLinksFromLockfile is refused, but a
+	// lockfile can be stale).
+	dirs := []string{t.RelDir}
+	if len(t.SourceDeps) > 0 {
+		more := slices.Clone(t.SourceDeps)
+		slices.Sort(more)
+		dirs = append(dirs, slices.Compact(more)...)
+	}
+	dirsKey := strings.Join(dirs, "\n")
+	if d, ok := c.lockMemo.get(f.Path, f.ID, dirsKey); ok {
 		if _, err := os.Stat(c.store.BlobPath(d)); err == nil {
 			return lockLine(d, f.Path), true
 		}
@@ -134,24 +146,24 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 		return nil, false
 	}
 	lp.mu.Lock()
-	b, ok := lp.lines[t.RelDir]
+	b, ok := lp.lines[dirsKey]
 	lp.mu.Unlock()
 	if ok {
 		return b, b != nil
 	}
-	desc := describeLock(lp.lf, lp.desc, f.Path, t.RelDir)
+	desc := describeLock(lp.desc, f.Path, dirs)
 	if desc != nil {
 		d := DigestOf(desc)
 		c.closures.Store(d.Hash, desc)
 		if c.opts.Write {
 			if _, err := c.store.PutBytes(desc); err == nil {
-				c.lockMemo.put(f.Path, f.ID, t.RelDir, d)
+				c.lockMemo.put(f.Path, f.ID, dirsKey, d)
 			}
 		}
 		b = lockLine(d, f.Path)
 	}
 	lp.mu.Lock()
-	lp.lines[t.RelDir] = b
+	lp.lines[dirsKey] = b
 	lp.mu.Unlock()
 	if b == nil && c.opts.DryRun {
 		c.warn("%s has no entry for %s: its tasks' keys hold the whole lockfile (run the package manager's install)", quote.Name(f.Path), quote.Name(t.RelDir))
@@ -183,10 +195,12 @@ func (c *Cache) closure(h string) []byte {
 	return b
 }
 
-// describeLock writes the description of the closure of the project dir
-// in the lockfile p; nil when the lockfile has no importer for dir.
-func describeLock(lf *lockfile.Lockfile, dr *lockfile.Describer, p, dir string) []byte {
-	pkgs, links, ok := dr.Describe(dir, ".")
+// describeLock writes the description of the closure of the projects dirs
+// (and the root) in the lockfile p; nil when the lockfile has no importer
+// for the first of dirs.
+func describeLock(dr *lockfile.Describer, p string, dirs []string) []byte {
+	lf := dr.Lockfile()
+	pkgs, links, ok := dr.Describe(append(slices.Clone(dirs), ".")...)
 	if !ok {
 		return nil
 	}
@@ -255,7 +269,7 @@ type lockMemo struct {
 
 	once  sync.Once
 	mu    sync.Mutex
-	recs  map[string]Digest // lockfile path NUL content id NUL project dir → its lines
+	recs  map[string]Digest // lockfile path NUL content id NUL project directories → the closure's description
 	used  map[string]string // lockfile path → the content id of this run
 	dirty bool
 }

@@ -231,3 +231,25 @@ func BenchmarkLockfileLineWarm(b *testing.B) {
 		c.inputLines(spec, []InputFile{file})
 	}
 }
+
+// The closures of the workspace dependencies whose files the key holds
+// (SourceDeps) are in it too, even when the lockfile does not link them
+// (a stale lockfile): web lost its link to ui; ui's react is bumped.
+func TestLockfileKeySourceDeps(t *testing.T) {
+	f := newLockFixture(t, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
+	unlinked := strings.Replace(f.text(t), "      ui:\n        specifier: workspace:*\n        version: link:../../packages/ui\n", "", 1)
+	if unlinked == f.text(t) {
+		t.Fatal("the fixture's link from web to ui is not where the test expects it")
+	}
+	withSources := &TaskSpec{ID: "web#build", RelDir: "apps/web", SourceDeps: []string{"packages/ui"}}
+	without := &TaskSpec{ID: "web#test", RelDir: "apps/web"}
+	file := f.write(t, unlinked)
+	a, b := f.c.inputLines(withSources, []InputFile{file}), f.c.inputLines(without, []InputFile{file})
+	file = f.write(t, strings.ReplaceAll(unlinked, "18.2.0", "18.3.1"))
+	if got := f.c.inputLines(withSources, []InputFile{file}); bytes.Equal(got, a) {
+		t.Errorf("with ui as a source dependency: the line did not change after ui's react bump")
+	}
+	if got := f.c.inputLines(without, []InputFile{file}); !bytes.Equal(got, b) {
+		t.Errorf("without: the line changed, but web's closure did not")
+	}
+}

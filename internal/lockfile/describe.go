@@ -48,6 +48,9 @@ func (l *Lockfile) NewDescriber() *Describer {
 	return &Describer{l: l, lines: make(map[string]string, len(l.Entries))}
 }
 
+// Lockfile returns the lockfile dr describes.
+func (dr *Describer) Lockfile() *Lockfile { return dr.l }
+
 // Describe is [Lockfile.Describe].
 func (dr *Describer) Describe(dirs ...string) (pkgs []Resolved, links string, ok bool) {
 	l := dr.l

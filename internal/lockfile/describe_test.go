@@ -82,7 +82,7 @@ func TestSame(t *testing.T) {
 			return strings.Replace(s, "js-tokens: 4.0.0\n\nimporters", "js-tokens: ^4.0.0\n\nimporters", 1)
 		}, all(false)},
 		{"pnpm: a setting", "pnpm-lock.yaml", pnpm, func(s string) string {
-			return strings.Replace(s, "excludeLinksFromLockfile: false", "excludeLinksFromLockfile: true", 1)
+			return strings.Replace(s, "autoInstallPeers: true", "autoInstallPeers: false", 1)
 		}, all(false)},
 		{"pnpm: patched dependencies", "pnpm-lock.yaml", pnpm, func(s string) string {
 			return strings.Replace(s, "importers:", "patchedDependencies:\n  lodash@4.17.20:\n    hash: abc\n    path: patches/lodash.patch\n\nimporters:", 1)

@@ -1,8 +1,10 @@
 package lockfile
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strconv"
@@ -56,8 +58,15 @@ var pnpmNotGlobal = map[string]bool{
 // the real package's key.
 func parsePNPM(data []byte) (*Lockfile, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("lockfile: \"pnpm-lock.yaml\": %w", err)
+	}
+	// A second document (pnpm keeps its own dependencies in one before
+	// the project's, in some versions): vx would read the wrong one.
+	var more yaml.Node
+	if err := dec.Decode(&more); err != io.EOF {
+		return nil, unsupported("pnpm-lock.yaml", "more than one YAML document")
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, unsupported("pnpm-lock.yaml", "not a mapping")
@@ -199,6 +208,14 @@ func parsePNPM(data []byte) (*Lockfile, error) {
 			Deps: edges("", snap.Dependencies, snap.OptionalDependencies)}
 	}
 
+	// Without the links between workspace projects, a project's closure
+	// would miss those of the projects it loads.
+	var settings struct {
+		ExcludeLinks bool `yaml:"excludeLinksFromLockfile"`
+	}
+	if n := fields["settings"]; n != nil && n.Decode(&settings) == nil && settings.ExcludeLinks {
+		return nil, unsupported("pnpm-lock.yaml", "excludeLinksFromLockfile: the links between projects are not in it")
+	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k := top.Content[i].Value
 		if pnpmNotGlobal[k] {

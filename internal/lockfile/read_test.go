@@ -103,6 +103,8 @@ func TestReadUnsupported(t *testing.T) {
 		{"pnpm-lock.yaml", "lockfileVersion: '5.4'\n"},
 		{"pnpm-lock.yaml", "lockfileVersion: '10.0'\n"},
 		{"pnpm-lock.yaml", "- a list\n"},
+		{"pnpm-lock.yaml", "lockfileVersion: '9.0'\nsettings:\n  excludeLinksFromLockfile: true\n"},
+		{"pnpm-lock.yaml", "---\nlockfileVersion: '9.0'\nimporters: {}\n---\nlockfileVersion: '9.0'\nimporters: {}\n"},
 	} {
 		_, err := Parse(tc.name, []byte(tc.data))
 		if !errors.Is(err, ErrUnsupported) {
