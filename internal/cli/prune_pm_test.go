@@ -263,6 +263,7 @@ func TestPruneInstallsFrozen(t *testing.T) {
 			tool.run(t, full)
 			for _, keep := range [][]string{{"web"}, {"docs"}, {"ui"}} {
 				t.Run(strings.Join(keep, "+"), func(t *testing.T) {
+					t.Parallel() // each prunes full into its own directories
 					out := filepath.Join(testdir.New(t), "out")
 					var stdout, stderr bytes.Buffer
 					args := append([]string{"prune", "--docker", "--out-dir", out}, keep...)
