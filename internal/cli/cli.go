@@ -477,7 +477,7 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 // dryRun prints the plan: each task's command, environment and cache key.
 func dryRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) (int, error) {
 	w := bufio.NewWriter(p.Stdout)
-	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, f.dryJSON)
+	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after, tc), g.Notes, tc, g.Base, f.dryJSON)
 	if tc != nil {
 		tc.C.CloseReadOnly()
 	}

@@ -64,6 +64,8 @@ func (tc *TaskCache) Start(nodes []*Node) {
 		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, SourceDeps: sourceDirs(n)})
 	}
 	tc.C.Prepare(scope)
+	// A new run (vx watch's next batch too): node's pins are read anew.
+	nodeFinder(tc.WS, tc.GOOS).Reset(tc.C.NodeMemo())
 	var todo []*Node
 	var futs []*keyFuture
 	for _, n := range nodes {
@@ -152,27 +154,37 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 	if n.Target {
 		args = tc.Args
 	}
-	// The script and its arguments, without the shell's path (a machine
-	// path); the shell is the platform's (sh, or cmd.exe on Windows), and
-	// the platform is in the key.
-	argv := append([]string{n.Script}, args...)
+	// The script, without the shell's path (a machine path); the shell is
+	// the platform's (sh, or cmd.exe on Windows), and the platform is in
+	// the key. Its arguments follow, hashed (cache.TaskSpec.Args).
+	argv := []string{n.Script}
 	if n.Pre != "" || n.Post != "" {
 		// The pre and post scripts run in the task: part of its key.
 		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
 	}
-	// What the task sees of its environment, as the key holds it.
+	// What the task sees of its environment, as the key holds it (the
+	// node version in its user agent from the memo).
+	nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
 	env, keyEnv := taskEnviron(tc.WS, n, tc.Parent, tc.GOOS)
 	return &cache.TaskSpec{
 		ID:      n.ID,
 		RelDir:  n.Project.RelDir,
 		Argv:    argv,
+		Args:    args,
 		Env:     keyEnv,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
 		// The files of the workspace dependencies without the task.
 		SourceDeps: sourceDirs(n),
-		Node:       tc.C.NodeVersion(env),
+		Node:       tc.nodeVersion(env, n),
 	}
+}
+
+// nodeVersion returns the version of the node n runs with env: the one
+// its environment (npm_config_user_agent) was made with, remembered in the
+// cache's memo across runs.
+func (tc *TaskCache) nodeVersion(env []string, n *Node) string {
+	return nodeFinder(tc.WS, tc.GOOS).Version(env, n.Project.Dir)
 }
 
 // sourceDirs returns the directories of n's SourceDeps, from the root.

@@ -273,6 +273,14 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Write
 	}
 	s.running[n] = p
 	s.out.Tasks[n.index].Argv = p.Argv()
+	if len(spec.Args) > 0 {
+		// The arguments after -- are shown hidden (HideArgs).
+		shown := spec
+		shown.Args = HideArgs(s.opts.Cache, spec.Args)
+		if _, argv, err := exec.Resolve(shown); err == nil {
+			s.out.Tasks[n.index].Argv = argv
+		}
+	}
 	s.started(n)
 	go func() {
 		res, err := p.Wait()
