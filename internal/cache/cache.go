@@ -91,10 +91,10 @@ type Cache struct {
 	misses     int
 	stored     int
 	warned     map[string]bool
-	locks      sync.Map // lockfile path NUL content id → *lockParse
+	inputGlobs map[string]bool // input globs warned of as matching nothing
+	locks      sync.Map        // lockfile path NUL content id → *lockParse
 	lockMemo   *lockMemo
 	closures   sync.Map // digest → the closure's description made in this run
-	inputGlobs map[string]bool // input globs warned of as matching nothing
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -77,21 +78,27 @@ func (c *Cache) parseLockfile(p, id string) (*lockfile.Lockfile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h hash.Hash
-	switch len(id) {
-	case 40:
-		h = sha1.New()
-	case 64:
-		h = sha256.New()
-	default:
+	if len(id) != 40 && len(id) != 64 {
 		return nil, errors.New("not a content id vx knows")
 	}
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	if hex.EncodeToString(h.Sum(nil)) != id {
+	// The id can be git's of the file as committed, line ends converted
+	// (core.autocrlf on Windows): the same lockfile.
+	if blobID(data, len(id)) != id && (!bytes.Contains(data, []byte("\r\n")) || blobID(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), len(id)) != id) {
 		return nil, errors.New("it changed while vx read it")
 	}
 	return lockfile.Parse(p, data)
+}
+
+// blobID is git's id of a blob of content data: SHA-1 (n = 40 hex digits)
+// or SHA-256.
+func blobID(data []byte, n int) string {
+	var h hash.Hash = sha1.New()
+	if n == 64 {
+		h = sha256.New()
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // appendVersion appends a version as a "package" line holds it: a byte

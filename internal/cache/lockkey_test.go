@@ -253,3 +253,17 @@ func TestLockfileKeySourceDeps(t *testing.T) {
 		t.Errorf("without: the line changed, but web's closure did not")
 	}
 }
+
+// git's id of a lockfile checked out with CRLF line ends (core.autocrlf) is
+// that of its LF form: the same lockfile, read by its closure.
+func TestLockfileKeyCRLF(t *testing.T) {
+	f := newLockFixture(t, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
+	lf := f.file(t)
+	want := f.lines(t, "apps/web")
+	f2 := newLockFixture(t, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
+	f2.write(t, strings.ReplaceAll(f.text(t), "\n", "\r\n"))
+	got := string(f2.c.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{lf}))
+	if got != want {
+		t.Errorf("CRLF checkout: %q, want %q", got, want)
+	}
+}
