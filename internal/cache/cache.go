@@ -18,6 +18,8 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/quote"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Options configure [New].
@@ -419,14 +421,11 @@ func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p 
 // SHA-256 of the file it leads to; "" for a link to nothing or to a
 // directory (which [Cache.Inputs] refuses).
 func linkedContent(abs string) string {
-	f, err := os.Open(abs)
+	f, _, err := inputfile.Open(abs) // never waits on a named pipe
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return ":unreadable"

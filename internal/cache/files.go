@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/exec"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // fileState is what the key knows of one input file: its id (a git blob id
@@ -781,7 +783,7 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 		target = filepath.ToSlash(target)
 		fmt.Fprintf(h, "blob %d\x00%s", len(target), target)
 	} else {
-		f, err := os.Open(abs)
+		f, _, err := inputfile.Open(abs) // never waits on a named pipe put in its place
 		if err != nil {
 			return fileState{}, false, fmt.Errorf("cache: %w", err)
 		}

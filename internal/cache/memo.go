@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // memo remembers the id of files vx hashed, by absolute path, with the
@@ -79,7 +81,7 @@ func (m *memo) load() {
 		if m.path == "" {
 			return
 		}
-		data, err := os.ReadFile(m.path)
+		data, err := inputfile.ReadLimit(m.path, maxEntrySize)
 		if err != nil {
 			return
 		}

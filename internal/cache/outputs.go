@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // safeRel reports whether p is a clean, slash-separated relative path that
@@ -581,7 +583,7 @@ func holds(p string, d Digest, mode os.FileMode) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != d.Size || fi.Mode().Perm() != mode.Perm() {
 		return false
 	}
-	f, err := os.Open(p)
+	f, _, err := inputfile.Open(p)
 	if err != nil {
 		return false
 	}

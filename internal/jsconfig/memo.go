@@ -13,6 +13,8 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // The memo is one file, in the store beside the task cache
@@ -64,7 +66,7 @@ func findNode(environ []string, goos string) (nodeID, error) {
 
 // readMemo returns the memo at path when it is whole, else nil.
 func readMemo(path string) *memoFile {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadLimit(path, 256<<20) // regular files only: a named pipe in its place must not hang vx
 	if err != nil || !bytes.HasPrefix(data, []byte(memoMagic)) {
 		return nil
 	}
