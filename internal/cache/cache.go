@@ -63,6 +63,12 @@ type Options struct {
 	// remote cache's signing key, [PublicEnvKey] with a remote cache
 	// without one), so that keys match where entries are shared.
 	EnvKey *EnvKey
+	// NoLock: take no task lock and wait for none (--no-lock); such a run
+	// must not store results (the caller leaves Write unset).
+	NoLock bool
+	// ProcState says whether a process is stopped, for the message of a
+	// task waiting for another vx's lock; nil = the host's ([procStopped]).
+	ProcState func(pid int) ProcState
 }
 
 // DefaultMaxSize is the store's default size cap.

@@ -677,3 +677,65 @@ func TestLookupSeesEntryStoredAfterPrefetch(t *testing.T) {
 	}
 	second.Close()
 }
+
+// TestLockWaitMessage: a task waiting for another vx's lock names its pid;
+// when that vx is stopped (Ctrl-Z), it says so, and what to do.
+func TestLockWaitMessage(t *testing.T) {
+	tests := []struct {
+		pid     int
+		stopped bool
+		want    string
+	}{
+		{0, false, "web#build: waiting for another vx running it in this workspace"},
+		{4242, false, "web#build: waiting for another vx (pid 4242) running it in this workspace"},
+		{4242, true, `web#build: waiting for another vx (pid 4242), which holds its lock and is stopped (Ctrl-Z?): resume it with "kill -CONT 4242" (or fg in its terminal), end it, or run this one with --no-lock (it then stores no result)`},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, lockWaitMessage("web#build", tt.pid, tt.stopped)); diff != "" {
+			t.Errorf("pid %d, stopped %v (-want +got):\n%s", tt.pid, tt.stopped, diff)
+		}
+	}
+	for stat, want := range map[string]ProcState{
+		"4242 (vx) T 1 2 3":         ProcStopped,
+		"4242 (vx) t 1 2 3":         ProcStopped,
+		"4242 (vx) S 1 2 3":         ProcRunning,
+		"4242 (a ) T (b) R 1 2 3":   ProcRunning,
+		"4242 (odd) name) T 1 2 3 ": ProcStopped,
+		"garbage":                   ProcUnknown,
+	} {
+		if got := parseProcStat([]byte(stat)); got != want {
+			t.Errorf("parseProcStat(%q) = %v, want %v", stat, got, want)
+		}
+	}
+}
+
+// TestLockTaskNoLock: with NoLock, a task held by another vx is neither
+// waited for nor locked.
+func TestLockTaskNoLock(t *testing.T) {
+	root := testdir.New(t)
+	store := testdir.New(t)
+	held, err := New(Options{Dir: store, Root: root, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Key{spec: &TaskSpec{ID: "p#build"}}
+	unlock, ok := held.LockTask(k)
+	if !ok {
+		t.Fatal("LockTask refused")
+	}
+	defer unlock()
+	c, err := New(Options{Dir: store, Root: root, Read: true, NoLock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool, 1)
+	go func() { u, ok := c.LockTask(k); u(); done <- ok }()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Error("LockTask with NoLock refused")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("LockTask with NoLock waited for the lock")
+	}
+}

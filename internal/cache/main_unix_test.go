@@ -10,12 +10,25 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/vxrun/vx/internal/filelock"
 )
 
 // TestMain lets the test binary act as a second user of a shared store:
 // with VXTEST_ENVKEY_STORE set, it asks that store for its secret and
-// prints the error, if any.
+// prints the error, if any. With VXTEST_LOCK_HOLD set, it is another vx
+// holding a task's lock: it takes the lock, says "held", and waits.
 func TestMain(m *testing.M) {
+	if p := os.Getenv("VXTEST_LOCK_HOLD"); p != "" {
+		if _, err := filelock.TryLock(p); err != nil {
+			os.Stdout.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Stdout.WriteString("held\n")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	if dir := os.Getenv("VXTEST_ENVKEY_STORE"); dir != "" {
 		st := &Store{Dir: dir}
 		if _, err := st.EnvKey(); err != nil {
