@@ -66,3 +66,30 @@ func TestNamedPipesNeverHang(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputNamesWindowsCannotHold: an output whose name holds ':' or '\'
+// (valid on Unix, not on Windows) is refused when the result would be
+// stored, with one line, rather than stored on every run and refused at
+// every lookup. The next run finds the file there, not written by vx: the
+// user's, as any such file (docs/cache.md, "Your files among the outputs").
+func TestOutputNamesWindowsCannotHold(t *testing.T) {
+	for _, name := range []string{"a:b.js", `c\d.js`} {
+		t.Run(name, func(t *testing.T) {
+			tr := &taskRunner{t: t, root: testdir.New(t), env: []string{"PATH=" + os.Getenv("PATH")}, store: testdir.New(t)}
+			tr.write("p/package.json", `{"name": "p"}`)
+			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
+			task := func() { tr.write("p/dist/ok.js", "ok"); tr.write("p/dist/"+name, "odd") }
+			want := "vx: p#build: not cached: the output \"dist/" + name + "\" has a name with ':' or '\\', which vx does not store " +
+				"(no file of that name can be restored on Windows); rename it, or leave it out of the outputs with a \"!\" glob\n"
+			if hit, warn := tr.run(spec, task); hit || warn != want {
+				t.Errorf("first run: hit %v, warnings %q, want a miss and %q", hit, warn, want)
+			}
+			for run := 2; run <= 4; run++ {
+				hit, warn := tr.run(spec, task)
+				if warn != "" || hit != (run > 2) {
+					t.Errorf("run %d: hit %v, warnings %q; want no warning, and a hit after the second", run, hit, warn)
+				}
+			}
+		})
+	}
+}

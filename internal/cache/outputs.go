@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/vxrun/vx/internal/inputfile"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // safeRel reports whether p is a clean, slash-separated relative path that
@@ -227,6 +228,13 @@ func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string
 	for _, e := range entries {
 		if yours[e.rel] {
 			continue
+		}
+		if !safeRel(e.rel) {
+			// Refused here, once, rather than stored and then refused at
+			// every lookup: an entry must restore on every system, and
+			// Windows has no ':' nor '\' in a file's name.
+			return nil, fmt.Errorf("the output %s has a name with ':' or '\\', which vx does not store "+
+				"(no file of that name can be restored on Windows); rename it, or leave it out of the outputs with a \"!\" glob", quote.Q(e.rel))
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
 		if e.info.Mode()&fs.ModeSymlink != 0 {
