@@ -304,6 +304,58 @@ func TestRestoreOutputs(t *testing.T) {
 	}
 }
 
+// TestRestoreKeepsExcludedFiles: an entry with a file where the project
+// has a directory replaces the directory only when every file in it is an
+// output: one the globs exclude ("!dist/out/notes.txt") makes the restore
+// a refusal, and the project stays as it was.
+func TestRestoreKeepsExcludedFiles(t *testing.T) {
+	st, _ := OpenStore(testdir.New(t))
+	a, _ := st.PutBytes([]byte("A"))
+	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/out", Digest: a}, {Path: "dist/b.txt", Digest: a}}}
+	outputs := []string{"dist/**", "!dist/out/notes.txt"}
+	tests := []struct {
+		name  string
+		files []string // under dist/out
+		ok    bool
+	}{
+		{"only outputs in the directory", []string{"gen.js", "sub/x.js"}, true},
+		{"an excluded file in it", []string{"gen.js", "notes.txt"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := testdir.New(t)
+			for _, f := range tt.files {
+				p := filepath.Join(dir, "dist/out", filepath.FromSlash(f))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte("x"), 0o644)
+			}
+			err := restoreOutputs(st, outputs, r, dir, nil)
+			var ce *conflictError
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "dist/out")); string(got) != "A" {
+					t.Errorf("dist/out = %q, want the entry's file", got)
+				}
+				return
+			}
+			want := `it would replace the directory "dist/out", which holds "dist/out/notes.txt", a file the outputs do not match`
+			if !errors.As(err, &ce) || err.Error() != want {
+				t.Errorf("restore error = %v, want a conflict: %s", err, want)
+			}
+			for _, f := range tt.files {
+				if got, _ := os.ReadFile(filepath.Join(dir, "dist/out", f)); string(got) != "x" {
+					t.Errorf("dist/out/%s is %q after a refused restore", f, got)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "dist/b.txt")); err == nil {
+				t.Error("a refused restore wrote dist/b.txt")
+			}
+		})
+	}
+}
+
 // TestRestoreRefusesSymlinkedParent: a restore never writes through a
 // symbolic link in the project (it could lead anywhere).
 func TestRestoreRefusesSymlinkedParent(t *testing.T) {

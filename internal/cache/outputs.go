@@ -359,8 +359,12 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 	}
 
 	// What the restore would replace or remove, found before any change.
+	// A directory where the entry has a file goes whole: every file in it
+	// must be one the outputs match, else the restore is refused (a file
+	// the globs exclude, "!dist/out/notes.txt", is never the task's).
 	var doomed []string // project-relative files
 	doom := func(abs string) error {
+		top, _ := filepath.Rel(dir, abs)
 		return filepath.WalkDir(abs, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return err
@@ -369,7 +373,12 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 			if err != nil {
 				return err
 			}
-			doomed = append(doomed, filepath.ToSlash(rel))
+			rel = filepath.ToSlash(rel)
+			if !matchGlobs(outputs, "", rel, true) {
+				return &conflictError{fmt.Sprintf("it would replace the directory %s, which holds %s, a file the outputs do not match",
+					quote.Q(filepath.ToSlash(top)), quote.Q(rel))}
+			}
+			doomed = append(doomed, rel)
 			return nil
 		})
 	}
