@@ -1095,13 +1095,17 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
-	// The outputs git would add, or all of them without git, are vx's now.
+	// The outputs git would add, or all of them without git, are the
+	// task's now, but only as files that appeared while it ran: the user
+	// may have written one of them meanwhile (an editor saving a file
+	// beside tsc's output), so no restore replaces or removes them until
+	// vx itself writes them (memo.stored).
 	for _, p := range outputPaths(r) {
 		rootRel := path.Join(k.spec.RelDir, p)
 		if _, listed := snap.get(rootRel); listed || !snap.git {
 			abs := filepath.Join(dir, filepath.FromSlash(p))
 			if st, err := lstat(abs); err == nil {
-				c.sc.memo.wrote(abs, memoKeyOf(st, false))
+				c.sc.memo.stored(abs, memoKeyOf(st, false))
 			}
 		}
 	}
