@@ -191,7 +191,11 @@ func sourceDirs(n *Node) []string {
 // It first takes n's lock (cache.LockTask), waiting while another vx in
 // the workspace looks up, restores, runs or stores the same task; a miss
 // keeps it until [TaskCache.after] has stored the result or given it up.
-func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer, io.Writer) {
+//
+// announce, when set, is told what the cache said before anything is
+// replayed ("hit", "remote-hit" or "miss", and the key's first 16 hex
+// digits); on a hit it returns where to replay the logs.
+func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer, announce func(status, key string) (io.Writer, io.Writer)) (bool, io.Writer, io.Writer) {
 	if !n.Cacheable {
 		return false, stdout, stderr
 	}
@@ -204,13 +208,20 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	if !ok {
 		return false, stdout, stderr // stopped while waiting: the task does not start
 	}
+	short := k.Action.Hash[:min(16, len(k.Action.Hash))]
 	if h, ok := tc.C.Lookup(k); ok {
-		if tc.C.Restore(h, n.Project.Dir, stdout, stderr) == nil {
-			unlock()
-			st := "hit"
-			if h.Remote {
-				st = "remote-hit"
+		st := "hit"
+		if h.Remote {
+			st = "remote-hit"
+		}
+		replayOut, replayErr := stdout, stderr
+		if announce != nil {
+			if o, e := announce(st, short); o != nil {
+				replayOut, replayErr = o, e
 			}
+		}
+		if tc.C.Restore(h, n.Project.Dir, replayOut, replayErr) == nil {
+			unlock()
 			tc.setStatus(n, st)
 			return true, stdout, stderr
 		}
@@ -223,6 +234,9 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	tc.mu.Unlock()
 	tc.C.CountMiss()
 	tc.setStatus(n, "miss")
+	if announce != nil {
+		announce("miss", short)
+	}
 	tc.C.RemoveLeftovers(k, n.Project.Dir)
 	if tc.Explain {
 		w := tc.C.ExplainMiss(k)

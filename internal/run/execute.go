@@ -32,6 +32,10 @@ type Options struct {
 	// LogOrder lays out the output of a run of several tasks: LogStream
 	// (the default) or LogGrouped. A run of one task is always live.
 	LogOrder LogOrder
+	// OutputLogs, when set, is how much of every task's output the run
+	// shows (LogsFull, LogsHashOnly, LogsNewOnly, LogsErrorsOnly,
+	// LogsNone), over each task's "outputLogs"; see outputlogs.go.
+	OutputLogs string
 	// GitHubActions folds each grouped block into ::group:: / ::endgroup::
 	// workflow commands, except a failed task's.
 	GitHubActions bool

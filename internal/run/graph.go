@@ -52,6 +52,41 @@ type Graph struct {
 	// Base is, with --affected, the commit compared with, as shown to the
 	// user: "main (merge-base 1a2b3c4d5e6f)".
 	Base string
+	// Keyed are the tasks whose cache keys the run needs: Nodes and, after
+	// [Graph.Only], the dependencies left out, whose keys are still part
+	// of their dependents' keys. nil means Nodes.
+	Keyed []*Node
+}
+
+// Only leaves in g the tasks asked for on the command line (vx run
+// --only): their dependencies' tasks do not run, and a task waits only
+// for the tasks left in. Each task's Deps stay as they were, so that its
+// cache key is the one a whole run computes (its dependencies' keys
+// included): a task whose dependencies changed is a miss, not a hit on
+// outputs made from their old state.
+func (g *Graph) Only() {
+	g.Keyed = g.Nodes
+	var kept []*Node
+	for _, n := range g.Nodes {
+		if n.Target {
+			n.index = len(kept)
+			kept = append(kept, n)
+		}
+	}
+	g.Nodes = kept
+}
+
+// inGraph reports whether n is one of g's tasks.
+func (g *Graph) inGraph(n *Node) bool {
+	return n.index < len(g.Nodes) && g.Nodes[n.index] == n
+}
+
+// KeyedNodes are the tasks whose keys the run needs (see Keyed).
+func (g *Graph) KeyedNodes() []*Node {
+	if g.Keyed != nil {
+		return g.Keyed
+	}
+	return g.Nodes
 }
 
 // Selection says which tasks a `vx run` asks for.

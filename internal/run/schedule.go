@@ -54,6 +54,7 @@ type scheduler struct {
 	width            int
 	nullOut, nullErr bool // vx's stdout, stderr are the null device
 	blocks           []*block
+	logs             []taskLogs       // each task's shown streams and --output-logs mode
 	shells           *exec.ShellCache // files checked for the shell, once per run
 
 	// The graph's state, indexed by Node.index.
@@ -92,6 +93,7 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 		nullOut:    isNullDevice(opts.Stdout),
 		nullErr:    isNullDevice(opts.Stderr),
 		blocks:     make([]*block, len(g.Nodes)),
+		logs:       make([]taskLogs, len(g.Nodes)),
 		shells:     &exec.ShellCache{},
 		pending:    make([]int, len(g.Nodes)),
 		dependents: make([][]*Node, len(g.Nodes)),
@@ -118,9 +120,11 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 	}
 	s.width = prefixWidth(ids)
 	for _, n := range g.Nodes {
-		s.pending[n.index] = len(n.Deps)
 		for _, d := range n.Deps {
-			s.dependents[d.index] = append(s.dependents[d.index], n)
+			if g.inGraph(d) { // vx run --only leaves dependencies out
+				s.pending[n.index]++
+				s.dependents[d.index] = append(s.dependents[d.index], n)
+			}
 		}
 	}
 	for _, n := range g.Nodes {
@@ -189,6 +193,7 @@ func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 	if s.single {
 		spec.Stdin, spec.Stdout, spec.Stderr = opts.Stdin, opts.Stdout, opts.Stderr
 		spec.Foreground = opts.Terminal
+		s.limitLogs(n, &spec, "vx: "+quote.Name(n.ID)+": ")
 		return spec, func() {}
 	}
 	prefix := taskPrefix(n.ID, s.width, n.index, opts.Color)
@@ -210,6 +215,7 @@ func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 			spec.Stderr = opts.Stderr
 		}
 	}
+	s.limitLogs(n, &spec, "")
 	return spec, func() { o.Close(); e.Close() }
 }
 
@@ -226,7 +232,7 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 		tr.Cache = "miss"
 	}
 	var hit bool
-	if hit, spec.Stdout, spec.Stderr = c.before(n, spec.Stdout, spec.Stderr); !hit {
+	if hit, spec.Stdout, spec.Stderr = c.before(n, spec.Stdout, spec.Stderr, s.logs[n.index].cacheLine); !hit {
 		return false
 	}
 	tr.Cache = "hit"
@@ -346,8 +352,9 @@ func (s *scheduler) ended(r result) {
 		s.busy--
 	}
 	s.stall.stop() // a slot came free: the wait starts again
-	r.closer()
 	failed := r.err != nil || r.res.ExitCode != 0
+	s.logs[n.index].end(failed)
+	r.closer()
 	if b := s.blocks[n.index]; b != nil {
 		s.blocks[n.index] = nil
 		if err := writeBlock(s.stdout, s.stderr, quote.Name(n.ID), s.opts.GitHubActions && !failed, b); err != nil {
