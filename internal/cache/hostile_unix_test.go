@@ -93,3 +93,30 @@ func TestOutputNamesWindowsCannotHold(t *testing.T) {
 		})
 	}
 }
+
+// TestLockDirLink: node_modules/.cache/vx-locks replaced by a symbolic link
+// to a directory of the user's: no lock is written there, one warning says
+// why, and the tasks go on.
+func TestLockDirLink(t *testing.T) {
+	root, elsewhere := testdir.New(t), testdir.New(t)
+	os.MkdirAll(filepath.Join(root, "node_modules", ".cache"), 0o755)
+	if err := os.Symlink(elsewhere, filepath.Join(root, "node_modules", ".cache", "vx-locks")); err != nil {
+		t.Fatal(err)
+	}
+	var warn strings.Builder
+	c, err := New(Options{Dir: testdir.New(t), Root: root, Read: true, Write: true, Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, ok := c.LockTask(&Key{spec: &TaskSpec{ID: "p#build"}})
+	if !ok {
+		t.Fatal("LockTask refused")
+	}
+	unlock()
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("a lock was written through the link: %v", ents)
+	}
+	if !strings.Contains(warn.String(), "is a symbolic link, which vx does not write through") {
+		t.Errorf("warnings %q", warn.String())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,6 +60,11 @@ func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 	state := c.opts.ProcState
 	if state == nil {
 		state = procStopped
+	}
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// Its files are written (the pid): not through a link vx did not make.
+		c.warn("cannot lock tasks against other vx runs in %s (it is a symbolic link, which vx does not write through; remove it); going on without the locks", quote.Q(dir))
+		return func() {}, true
 	}
 	start := time.Now()
 	noticed, stopNoticed := false, false
