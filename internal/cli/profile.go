@@ -44,7 +44,11 @@ func openProfile(p *Process, name string) (*profileOut, error) {
 		f.Close()
 		return nil, fmt.Errorf("--profile: %s exists and is not a trace vx wrote; vx does not replace it: choose another name, or remove it first", quote.Q(name))
 	}
-	if err := f.Truncate(0); err != nil {
+	_, err = f.Seek(0, io.SeekStart) // the read above moved the offset
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("--profile: cannot write %s: %w", quote.Q(name), err)
 	}
