@@ -316,6 +316,7 @@ var runCmd = &command{
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},
 		{name: "output-logs", kind: stringFlag, arg: "<mode>", usage: "how much of each task's output to show: full, hash-only, new-only, errors-only or none (over each task's \"outputLogs\"; turbo's modes)"},
 		{name: "only", kind: boolFlag, usage: "run the named tasks without their dependencies' tasks"},
+		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 	},
 	run: runRun,
 }
@@ -331,6 +332,7 @@ type runFlags struct {
 	dry         bool // --dry-run: print the plan, run nothing
 	dryJSON     bool // --dry-run=json
 	outputLogs  string
+	trace       run.TraceMode
 }
 
 func runRun(p *Process, a *parsed) (int, error) {
@@ -427,6 +429,9 @@ func readRunFlags(p *Process, a *parsed) (runFlags, error) {
 	if f.outputLogs = a.str("output-logs"); a.set["output-logs"] && !slices.Contains(config.OutputLogModes, f.outputLogs) {
 		return f, usagef("--output-logs takes full, hash-only, new-only, errors-only or none, not %q", f.outputLogs)
 	}
+	if f.trace, err = traceMode(a); err != nil {
+		return f, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return f, err
@@ -472,7 +477,7 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 // dryRun prints the plan: each task's command, environment and cache key.
 func dryRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) (int, error) {
 	w := bufio.NewWriter(p.Stdout)
-	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, f.dryJSON)
+	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after, tc), g.Notes, tc, g.Base, f.dryJSON)
 	if tc != nil {
 		tc.C.CloseReadOnly()
 	}
@@ -502,6 +507,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		}
 	}
 	if tc != nil {
+		tc.TraceStrict = f.trace == run.TraceStrict
 		tc.Explain = sum != nil || a.set["explain-misses"]
 		tc.LogMisses = a.set["explain-misses"]
 	}
@@ -536,6 +542,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		OutputLogs:    f.outputLogs,
 		GitHubActions: f.github,
 		Observer:      prof.observer(),
+		Trace:         tracing(p, f.trace, ws, tc),
 	})
 	if tc != nil {
 		tc.Close()

@@ -58,6 +58,11 @@ type Options struct {
 	// Observer, when set, is told when each task starts and ends
 	// (vx run --profile).
 	Observer Observer
+
+	// Trace, when set and not TraceOff, traces each cached task that runs
+	// and reports what it read outside its key and wrote outside its
+	// outputs (vx run --trace); TraceStrict fails the task for it.
+	Trace *Tracing
 }
 
 // An Observer is told when each task of a run starts and ends: started

@@ -313,6 +313,7 @@ type planner struct {
 	state map[*Node]int // 1 while on the stack, 2 when done
 	stack []*Node
 	order []*Node
+	roots *[]*workspace.Project // rootDeps, once computed
 }
 
 func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
@@ -424,10 +425,51 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, []*workspace.Project, error) 
 	sort.Slice(refs, func(i, j int) bool {
 		return TaskID(refs[i].proj, refs[i].task) < TaskID(refs[j].proj, refs[j].task)
 	})
-	// Two "^" entries can go through the same project.
+	// The root's workspace dependencies are read by every task (the
+	// root's eslint config imports @hono/eslint-config): their files are
+	// in every key, as turbo's root internal dependencies are in its hash.
+	for _, d := range p.rootDeps() {
+		if d != n.Project && !n.Project.IsRoot {
+			sources = append(sources, d)
+		}
+	}
+	// Two "^" entries (or one and the root) can go through the same project.
 	sort.Slice(sources, func(i, j int) bool { return sources[i].RelDir < sources[j].RelDir })
 	sources = slices.Compact(sources)
 	return refs, sources, nil
+}
+
+// rootDeps returns the workspace projects the root project depends on
+// (its package.json's dependencies, devDependencies, optionalDependencies
+// and peerDependencies, resolved as the package manager links them:
+// workspace.Project.Deps), and theirs, transitively; once per plan.
+func (p *planner) rootDeps() []*workspace.Project {
+	if p.roots != nil {
+		return *p.roots
+	}
+	var out []*workspace.Project
+	var root *workspace.Project
+	for _, proj := range p.ws.Projects {
+		if proj.IsRoot {
+			root = proj
+		}
+	}
+	if root != nil {
+		seen := map[*workspace.Project]bool{root: true}
+		var walk func(proj *workspace.Project)
+		walk = func(proj *workspace.Project) {
+			for _, d := range proj.Deps {
+				if !seen[d] {
+					seen[d] = true
+					out = append(out, d)
+					walk(d)
+				}
+			}
+		}
+		walk(root)
+	}
+	p.roots = &out
+	return out
 }
 
 func (p *planner) cycle(n *Node) error {

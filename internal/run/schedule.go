@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	osexec "os/exec"
 	"sort"
 	"strconv"
@@ -173,10 +174,11 @@ func (s *scheduler) start(n *Node) {
 	}
 	s.out.Started++
 	s.out.Tasks[n.index].Start = time.Now()
+	shown := spec.Stderr // before the cache wraps it to keep the task's logs
 	if s.restore(n, &spec, closer) {
 		return
 	}
-	s.spawn(n, spec, closer)
+	s.spawn(n, spec, closer, shown)
 }
 
 // spec is what n's process gets: its script, directory and environment,
@@ -187,6 +189,9 @@ func (s *scheduler) start(n *Node) {
 func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 	opts := &s.opts
 	spec = exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace, Shells: s.shells}
+	if s.traced(n) {
+		spec.TraceShim = opts.Trace.Shim
+	}
 	if n.Target {
 		spec.Args = opts.Args
 	}
@@ -250,7 +255,7 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 // spawn starts n's scripts and a goroutine that waits for them. A task
 // that cannot start ends at once with exit code 127, unless the run was
 // stopped meanwhile: then it did not start.
-func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func()) {
+func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Writer) {
 	p, err := startScripts(s.ctx, n, spec)
 	if err != nil && s.ctx.Err() != nil {
 		s.out.Started--
@@ -268,9 +273,22 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func()) {
 	}
 	s.running[n] = p
 	s.out.Tasks[n.index].Argv = p.Argv()
+	if len(spec.Args) > 0 {
+		// The arguments after -- are shown hidden (HideArgs).
+		shown := spec
+		shown.Args = HideArgs(s.opts.Cache, spec.Args)
+		if _, argv, err := exec.Resolve(shown); err == nil {
+			s.out.Tasks[n.index].Argv = argv
+		}
+	}
 	s.started(n)
 	go func() {
 		res, err := p.Wait()
+		if res.Trace != nil {
+			// Reported where the task's output goes, not in its logs: a
+			// hit replays the logs, and the report is of this run.
+			s.checkTrace(n, &res, spec.Env, shown)
+		}
 		s.report(result{n: n, res: res, err: err, closer: closer, end: time.Now()})
 	}()
 }
