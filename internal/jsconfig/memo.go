@@ -11,8 +11,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/vxrun/vx/internal/jsconfig/wire"
 	"github.com/vxrun/vx/internal/inputfile"
+	"github.com/vxrun/vx/internal/jsconfig/wire"
 	"github.com/vxrun/vx/internal/nodeprog"
 )
 
