@@ -181,9 +181,10 @@ func TestScript(t *testing.T) {
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"watch": watchScriptCmd,
-			"edit":  editCmd,
-			"burst": burstCmd,
+			"watch":   watchScriptCmd,
+			"edit":    editCmd,
+			"replace": replaceCmd,
+			"burst":   burstCmd,
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				want, err := 0, error(nil)
 				if len(args) > 1 {

@@ -19,6 +19,8 @@ import (
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Options configure [New].
@@ -62,6 +64,12 @@ type Options struct {
 	// remote cache's signing key, [PublicEnvKey] with a remote cache
 	// without one), so that keys match where entries are shared.
 	EnvKey *EnvKey
+	// NoLock: take no task lock and wait for none (--no-lock); such a run
+	// must not store results (the caller leaves Write unset).
+	NoLock bool
+	// ProcState says whether a process is stopped, for the message of a
+	// task waiting for another vx's lock; nil = the host's ([procStopped]).
+	ProcState func(pid int) ProcState
 }
 
 // DefaultMaxSize is the store's default size cap.
@@ -92,6 +100,9 @@ type Cache struct {
 	stored     int
 	warned     map[string]bool
 	inputGlobs map[string]bool // input globs warned of as matching nothing
+	locks      sync.Map        // lockfile path NUL content id → *lockParse
+	lockMemo   *lockMemo
+	closures   sync.Map // digest → the closure's description made in this run
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.
@@ -155,6 +166,7 @@ func New(o Options) (*Cache, error) {
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
+	c.lockMemo = &lockMemo{path: filepath.Join(o.Dir, "lockfile-memo")}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git
 	}
@@ -294,7 +306,7 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; leave it out of the task's inputs (%s) and name the files it leads to (\"//<their directory>/**\"), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
 	}
 	c.warnUnmatchedInputs(t, files)
-	return Inputs{files, fileLines(files), snap}, nil
+	return Inputs{files, c.inputLines(t, files), snap}, nil
 }
 
 // warnUnmatchedInputs warns, once per glob and run, of an input glob of t
@@ -417,14 +429,11 @@ func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p 
 // SHA-256 of the file it leads to; "" for a link to nothing or to a
 // directory (which [Cache.Inputs] refuses).
 func linkedContent(abs string) string {
-	f, err := os.Open(abs)
+	f, _, err := inputfile.Open(abs) // never waits on a named pipe
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return ":unreadable"
@@ -1047,7 +1056,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		fs, err := lstat(filepath.Join(c.opts.Root, filepath.FromSlash(p)))
 		return err == nil && max(fs.ctime, fs.mtime) < started
 	})
-	if now := keyOf(k.spec, files, fileLines(files), c.platform(), c.envKey); now.InputRoot != k.InputRoot {
+	if now := keyOf(k.spec, files, c.inputLines(k.spec, files), c.platform(), c.envKey); now.InputRoot != k.InputRoot {
 		change := firstChange(k, now)
 		if p, _, _ := strings.Cut(change, " "); isYours(p) {
 			if st, _ := snap.get(p); st.tracked {
@@ -1099,13 +1108,17 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
-	// The outputs git would add, or all of them without git, are vx's now.
+	// The outputs git would add, or all of them without git, are the
+	// task's now, but only as files that appeared while it ran: the user
+	// may have written one of them meanwhile (an editor saving a file
+	// beside tsc's output), so no restore replaces or removes them until
+	// vx itself writes them (memo.stored).
 	for _, p := range outputPaths(r) {
 		rootRel := path.Join(k.spec.RelDir, p)
 		if _, listed := snap.get(rootRel); listed || !snap.git {
 			abs := filepath.Join(dir, filepath.FromSlash(p))
 			if st, err := lstat(abs); err == nil {
-				c.sc.memo.wrote(abs, memoKeyOf(st, false))
+				c.sc.memo.stored(abs, memoKeyOf(st, false))
 			}
 		}
 	}
@@ -1223,6 +1236,9 @@ func (c *Cache) Close() Stats {
 	c.recordPending()
 	if err := c.sc.memo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the memo: %v", err)
+	}
+	if err := c.lockMemo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.warn("cache: cannot write the lockfile memo: %v", err)
 	}
 	writeLastRun(c.store, st)
 	if st.Stored > 0 && c.opts.MaxSize > 0 {

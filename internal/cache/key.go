@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the cache format version. It is the Action's salt, so
 // changing it makes every old entry a miss.
-const FormatVersion = "vx-cache-3"
+const FormatVersion = "vx-cache-4"
 
 // Lockfiles are the workspace-level lockfiles every key covers, relative
 // to the root.
@@ -333,17 +333,22 @@ func makeKey(snap *snapshot, t *TaskSpec, platform []Property, ek *EnvKey, extra
 func fileLines(files []InputFile) []byte {
 	m := make([]byte, 0, len(files)*96)
 	for _, f := range files {
-		m = append(m, "file "...)
-		m = append(m, f.ID...)
-		if f.Exec {
-			m = append(m, " x "...)
-		} else {
-			m = append(m, " - "...)
-		}
-		m = appendQuoted(m, f.Path)
-		m = append(m, '\n')
+		m = appendFileLine(m, f)
 	}
 	return m
+}
+
+// appendFileLine appends f's line of the input list.
+func appendFileLine(m []byte, f InputFile) []byte {
+	m = append(m, "file "...)
+	m = append(m, f.ID...)
+	if f.Exec {
+		m = append(m, " x "...)
+	} else {
+		m = append(m, " - "...)
+	}
+	m = appendQuoted(m, f.Path)
+	return append(m, '\n')
 }
 
 // keyOf builds t's key from its input files and their lines (fileLines);

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/quote"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Why says whether a task's key would hit and, when it would not, what
@@ -57,7 +58,10 @@ type Change struct {
 	// "platform", "workdir" (the project's directory), "command" (the
 	// script, its pre and post scripts, the arguments after --), "env" (a
 	// variable of the key), "outputs" and "inputs" (vx.json's globs),
-	// "lockfile", "file", "dependency" (a task it depends on), another word
+	// "lockfile", "setting" (a global setting recorded in a lockfile vx
+	// reads: overrides, patches, pnpm's settings), "package" (a package
+	// the project can load, from such a lockfile: Old and New are its
+	// versions), "file", "dependency" (a task it depends on), another word
 	// for a line of the input list of another kind, "entry" (the key is
 	// the same, its entry is gone) or "key" (a part vx cannot name).
 	Kind string `json:"kind"`
@@ -195,7 +199,7 @@ func (s *Store) readByHash(h string) ([]byte, error) {
 	if !validDigest(Digest{Hash: h}) {
 		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
 	}
-	data, err := os.ReadFile(s.BlobPath(Digest{Hash: h}))
+	data, err := inputfile.ReadLimit(s.BlobPath(Digest{Hash: h}), maxEntrySize)
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +295,15 @@ func (x *Explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
 	for _, c := range diffLists(was.list, now.list) {
 		if c.Kind == "dependency" && c.Change == "modified" && x.depKey != nil {
 			c.Why = x.dependency(c.Name, was.list.value("dep", c.Name))
+		}
+		if c.Kind == "lockfile" && c.Change == "modified" {
+			// A lockfile keyed by its project's closure: what changed in it.
+			if lc := x.c.lockfileChanges(c.Name, was.list.value("lockfile", c.Name), now.list.value("lockfile", c.Name)); lc != nil {
+				for _, c := range lc {
+					add(c)
+				}
+				continue
+			}
 		}
 		add(c)
 	}
@@ -452,22 +465,46 @@ func (l inputList) value(kind, name string) string {
 // dependency's key).
 func diffLists(was, now inputList) []Change {
 	var ch []Change
-	change := func(k, c string) {
+	change := func(k, c, old, new string) {
 		kind, name, _ := strings.Cut(k, "\x00")
-		ch = append(ch, Change{Kind: lineKind(kind, name), Change: c, Name: name})
+		x := Change{Kind: lineKind(kind, name), Change: c, Name: name}
+		if kind == "package" {
+			// "<version>,<version> <digest>": the versions are named.
+			if c != "added" {
+				x.Old = packageVersions(old)
+			}
+			if c != "removed" {
+				x.New = packageVersions(new)
+			}
+		}
+		ch = append(ch, x)
 	}
 	for _, k := range now.keys {
 		v, ok := was.lines[k]
 		switch {
 		case !ok:
-			change(k, "added")
+			change(k, "added", "", now.lines[k])
 		case v != now.lines[k]:
-			change(k, "modified")
+			change(k, "modified", v, now.lines[k])
 		}
 	}
 	for _, k := range was.keys {
 		if _, ok := now.lines[k]; !ok {
-			change(k, "removed")
+			change(k, "removed", was.lines[k], "")
+		}
+	}
+	// A lockfile keyed by its bytes in one key and by the project's closure
+	// in the other (two kinds of line): one lockfile modified.
+	for i := 0; i < len(ch); i++ {
+		if ch[i].Kind != "lockfile" || ch[i].Change != "added" {
+			continue
+		}
+		for j := range ch {
+			if ch[j].Kind == "lockfile" && ch[j].Change == "removed" && ch[j].Name == ch[i].Name {
+				ch[i].Change = "modified"
+				ch = slices.Delete(ch, j, j+1)
+				break
+			}
 		}
 	}
 	sort.SliceStable(ch, func(i, j int) bool {
@@ -477,6 +514,15 @@ func diffLists(was, now inputList) []Change {
 		return ch[i].Name < ch[j].Name
 	})
 	return ch
+}
+
+// packageVersions are the versions of a "package" line's value.
+func packageVersions(value string) []string {
+	vs, _, _ := strings.Cut(value, " ")
+	if vs == "" {
+		return []string{}
+	}
+	return strings.Split(vs, ",")
 }
 
 // lineKind names the kind of an input list's line for a Change.
@@ -492,7 +538,7 @@ func lineKind(kind, name string) string {
 	return kind
 }
 
-var kindOrder = []string{"format", "key", "entry", "platform", "workdir", "command", "env", "outputs", "inputs", "lockfile", "file"}
+var kindOrder = []string{"format", "key", "entry", "platform", "workdir", "command", "env", "outputs", "inputs", "lockfile", "setting", "package", "file"}
 
 // kindRank orders changes: the format first, the dependencies last,
 // kinds vx does not know just before them.
@@ -545,6 +591,35 @@ func (c Change) Describe() string {
 		return fmt.Sprintf("declared %s: %s %s", c.Kind, c.Change, quote.Q(c.Name))
 	case "lockfile":
 		return "lockfile " + name + " " + c.Change
+	case "setting":
+		if c.Change == "modified" {
+			return "lockfile setting " + name + " changed"
+		}
+		return "lockfile setting " + name + " " + c.Change
+	case "package":
+		// The versions that went and came: an alias's other version,
+		// unchanged, is not named.
+		var went, came []string
+		for _, v := range c.Old {
+			if !slices.Contains(c.New, v) {
+				went = append(went, v)
+			}
+		}
+		for _, v := range c.New {
+			if !slices.Contains(c.Old, v) {
+				came = append(came, v)
+			}
+		}
+		old, new := strings.Join(went, ","), strings.Join(came, ",")
+		switch {
+		case old != "" && new != "":
+			return "dependency " + name + " " + old + " → " + new
+		case new != "":
+			return "dependency " + name + " " + new + " added"
+		case old != "":
+			return "dependency " + name + " " + old + " removed"
+		}
+		return "dependency " + name + " " + strings.Join(c.New, ",") + " resolved differently (integrity, source or its dependencies)"
 	case "dependency":
 		switch c.Change {
 		case "added":
@@ -566,14 +641,17 @@ func (c Change) IsFile() bool {
 // reasonOf says in one line what changes hold: the first few, the files
 // counted.
 func reasonOf(ch []Change) string {
-	files := 0
+	files, pkgs := 0, 0
 	for _, c := range ch {
 		if c.IsFile() {
 			files++
 		}
+		if c.Kind == "package" {
+			pkgs++
+		}
 	}
 	var parts []string
-	first := true
+	first, firstPkg := true, true
 	for _, c := range ch {
 		d := c.Describe()
 		if c.IsFile() {
@@ -586,6 +664,18 @@ func reasonOf(ch []Change) string {
 				d += " and 1 more file"
 			case files > 2:
 				d += fmt.Sprintf(" and %d more files", files-1)
+			}
+		}
+		if c.Kind == "package" {
+			if !firstPkg {
+				continue
+			}
+			firstPkg = false
+			switch {
+			case pkgs == 2:
+				d += " and 1 more package"
+			case pkgs > 2:
+				d += fmt.Sprintf(" and %d more packages", pkgs-1)
 			}
 		}
 		parts = append(parts, d)

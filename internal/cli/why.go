@@ -123,9 +123,13 @@ func printWhy(w io.Writer, wy *cache.Why, indent string) {
 		fmt.Fprintf(w, "%skey %s; last entry %s%s\n", indent, shortKey(wy.Key), shortKey(pr.Key), previousWhen(pr))
 	}
 	files, shown := 0, 0
+	pkgs, pkgsShown := 0, 0 // packages of a lockfile, capped as files are
 	for _, c := range wy.Changes {
 		if c.IsFile() {
 			files++
+		}
+		if c.Kind == "package" {
+			pkgs++
 		}
 	}
 	for _, c := range wy.Changes {
@@ -134,6 +138,12 @@ func printWhy(w io.Writer, wy *cache.Why, indent string) {
 				continue
 			}
 			shown++
+		}
+		if c.Kind == "package" {
+			if pkgsShown == whyFiles {
+				continue
+			}
+			pkgsShown++
 		}
 		switch {
 		case c.Kind == "command":
@@ -159,6 +169,9 @@ func printWhy(w io.Writer, wy *cache.Why, indent string) {
 		}
 		if c.IsFile() && shown == whyFiles && files > whyFiles {
 			fmt.Fprintf(w, "%s... and %d more files (vx why --json lists them all)\n", indent, files-whyFiles)
+		}
+		if c.Kind == "package" && pkgsShown == whyFiles && pkgs > whyFiles {
+			fmt.Fprintf(w, "%s... and %d more packages (vx why --json lists them all)\n", indent, pkgs-whyFiles)
 		}
 	}
 }

@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/git"
+	"github.com/vxrun/vx/internal/inputfile"
+	"github.com/vxrun/vx/internal/lockfile"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
@@ -59,6 +63,11 @@ var globalFiles = map[string]bool{
 type changes struct {
 	byProject map[*workspace.Project][]string
 	global    []string // globalFiles that changed
+	// lockDeps are the lockfiles that changed (and vx reads, and whose
+	// global settings did not change) by the projects whose resolved
+	// dependencies changed in them: a lockfile is in global only when vx
+	// cannot tell which projects it changes.
+	lockDeps map[*workspace.Project][]string
 }
 
 // of returns the changed files of p, relative to its directory, and the
@@ -79,7 +88,74 @@ func (c *changes) of(p *workspace.Project, keep func(rel string) bool) []string 
 			out = append(out, quote.Name(f)+" (workspace root)")
 		}
 	}
+	for _, f := range c.lockDeps[p] {
+		if keep == nil || keep(f) {
+			out = append(out, quote.Name(f)+" (its dependencies)")
+		}
+	}
 	return out
+}
+
+// narrowLockfiles turns each lockfile in c.global that vx can read, now
+// (in the working tree) and at the commit sha, into a change of only the
+// projects whose resolved dependencies (with the root's) differ
+// ([lockfile.Same]). A lockfile that cannot be read then or now, or whose
+// global settings (overrides, patches, settings) changed, stays a change of
+// every project.
+func (f *filterer) narrowLockfiles(c *changes, sha string) {
+	var global []string
+	for _, name := range c.global {
+		if !isLockfileName(name) || !f.narrowLockfile(c, sha, name) {
+			global = append(global, name)
+		}
+	}
+	c.global = global
+}
+
+func (f *filterer) narrowLockfile(c *changes, sha, name string) bool {
+	now, err := inputfile.Read(filepath.Join(f.ws.Root, filepath.FromSlash(name)))
+	if err != nil {
+		return false
+	}
+	before, err := f.gitRun("show", sha+":./"+name)
+	if err != nil {
+		return false
+	}
+	a, err := lockfile.Parse(name, before)
+	if err != nil {
+		return false
+	}
+	b, err := lockfile.Parse(name, now)
+	if err != nil {
+		return false
+	}
+	if a.Kind != b.Kind || a.Version != b.Version || !slices.Equal(a.Global, b.Global) || !lockfile.Same(a, b, ".") {
+		return false // the root's closure is in every project's
+	}
+	for _, p := range f.ws.Projects {
+		if p.IsRoot {
+			// The root's own change, by the lockfile's place: gone, its
+			// closure is the same.
+			c.byProject[p] = slices.DeleteFunc(c.byProject[p], func(s string) bool { return s == name })
+			continue
+		}
+		if !lockfile.Same(a, b, p.RelDir, ".") {
+			if c.lockDeps == nil {
+				c.lockDeps = map[*workspace.Project][]string{}
+			}
+			c.lockDeps[p] = append(c.lockDeps[p], name)
+		}
+	}
+	return true
+}
+
+func isLockfileName(name string) bool {
+	for _, n := range lockfile.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
@@ -186,6 +262,7 @@ func (f *filterer) changedSince(ref string) (*changes, error) {
 		}
 	}
 	c := attribute(f.ws, files)
+	f.narrowLockfiles(c, sha)
 	f.changes[ref] = c
 	return c, nil
 }
