@@ -32,6 +32,9 @@ var vxConfig struct {
 
 func TestMain(m *testing.M) {
 	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "vx-config" {
+		if d, err := time.ParseDuration(os.Getenv("VX_TEST_HELPER_COMPILES")); err == nil {
+			time.Sleep(d) // as go run compiling it
+		}
 		os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 	}
 	code := m.Run()
@@ -406,6 +409,36 @@ export default {};
 		}
 		if alive(pid) {
 			t.Errorf("process %s survived the time limit", pid)
+		}
+	}
+}
+
+// TestLoadLimitStartsWhenHelperRuns: compiling vx-config (go run from
+// vx's source) is not part of the evaluation's time limit, which starts
+// once the helper runs; meanwhile vx says plainly that it compiles. Not
+// parallel: it replaces findHelperFunc.
+func TestLoadLimitStartsWhenHelperRuns(t *testing.T) {
+	f := newFixture(t, map[string]string{"vx.config.mjs": `export default { tasks: { build: { outputs: ["dist/**"] } } };`}).evaluating()
+	f.opts.Environ = append(f.opts.Environ, TimeoutEnv+"=5s", "VX_TEST_HELPER_COMPILES=7s")
+	defer func(find func(Options) (string, []string, string, string, error), after time.Duration) {
+		findHelperFunc, compileNoteAfter = find, after
+	}(findHelperFunc, compileNoteAfter)
+	findHelperFunc = func(o Options) (string, []string, string, string, error) {
+		prog, args, dir, _, err := findHelper(o)
+		return prog, args, dir, "/src/vx", err
+	}
+	compileNoteAfter = 100 * time.Millisecond
+	c := f.mustLoad(MemoEvaluated)
+	if diff := cmp.Diff([]string{"dist/**"}, c.Tasks["build"].Outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	got := f.stderr.String()
+	for _, want := range []string{
+		"vx: compiling vx-config, vx's config helper, from vx's source (go run ./cmd/vx-config in /src/vx): the first time takes a minute or more, later runs reuse Go's build; the config's 5s limit starts once it runs\n",
+		"vx: vx-config compiled in 7s; evaluating vx.config.mjs\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got)
 		}
 	}
 }

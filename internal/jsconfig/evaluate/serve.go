@@ -13,7 +13,15 @@ import (
 // writes the response to stdout, and returns the exit status. Whatever goes
 // wrong, a panic included, becomes the response's error, which vx shows as
 // one line.
+//
+// Its first byte on stdout, a newline JSON skips, comes at once, before
+// the request is read: it tells vx that the helper runs (compiled, if
+// `go run` had to), so that the time limit starts then ([wire.Started]).
 func Serve(stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
+	if _, err := io.WriteString(stdout, wire.Started); err != nil {
+		fmt.Fprintf(stderr, "vx-config: %v\n", err)
+		return 1
+	}
 	resp := func() (resp wire.Response) {
 		defer func() {
 			if r := recover(); r != nil {

@@ -15,8 +15,13 @@ import (
 )
 
 // Version is the protocol's version: vx refuses a helper that answers with
-// another.
-const Version = 1
+// another. Version 2: the helper writes [Started] first.
+const Version = 2
+
+// Started is what the helper writes on stdout as soon as it runs, before
+// it reads the request: vx's time limit for the evaluation starts then, so
+// that compiling the helper (go run) is not part of it. JSON skips it.
+const Started = "\n"
 
 // Request is what vx asks the helper: evaluate the config files.
 type Request struct {
