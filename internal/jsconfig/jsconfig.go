@@ -131,9 +131,10 @@ func Load(o Options) (*Result, error) {
 	}
 	if len(js) == 0 {
 		res.Config = root
+		root.Sources = sources(res.Files, nil)
 		return res, nil
 	}
-	results, save, err := evaluated(o, js)
+	results, deps, save, err := evaluated(o, js)
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +155,35 @@ func Load(o Options) (*Result, error) {
 		}
 	}
 	res.Config = root
+	root.Sources = sources(res.Files, deps)
 	res.Memo = save() // valid: worth remembering
 	return res, nil
+}
+
+// sources are the config files and what their evaluation read (deps),
+// each once, in that order: files by their path (a file read, or a
+// path whose kind was asked), directories whose listing was read.
+func sources(files []string, deps []wire.Dep) []config.Source {
+	var out []config.Source
+	seen := map[config.Source]bool{}
+	add := func(s config.Source) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, f := range files {
+		add(config.Source{Path: f})
+	}
+	for _, d := range deps {
+		switch d.Kind {
+		case wire.KindFile, wire.KindStat, wire.KindLstat:
+			add(config.Source{Path: d.Path})
+		case wire.KindList:
+			add(config.Source{Path: d.Path, Dir: true})
+		}
+	}
+	return out
 }
 
 // present returns which of names are in dir, as paths. Something of the

@@ -8,6 +8,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -229,6 +230,46 @@ func TestLoadRemembers(t *testing.T) {
 	// Fresh evaluates whatever the memo says.
 	f.opts.Fresh = true
 	f.mustLoad(MemoEvaluated)
+}
+
+// TestLoadSources: the configuration's Sources are its file and what the
+// evaluation read (an imported preset, .env, a listed directory), the same
+// whether node evaluated it or the memo held.
+func TestLoadSources(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{
+		"vx.config.ts": `import { readFileSync, readdirSync } from "node:fs";
+import { base } from "./presets/base";
+readdirSync("presets");
+export default { tasks: { build: { ...base, env: { define: { A: readFileSync(".env", "utf8").trim() } } } } };
+`,
+		"presets/base.ts": `export const base = { dependsOn: ["^build"] };`,
+		".env":            "one",
+	}).evaluating()
+	rel := func(c *config.Config) []string {
+		var out []string
+		for _, s := range c.Sources {
+			r, _ := filepath.Rel(f.root, s.Path)
+			r = filepath.ToSlash(r)
+			if s.Dir {
+				r += "/"
+			}
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := []string{".env", "presets/", "presets/base.ts", "vx.config.ts"}
+	if diff := cmp.Diff(want, rel(f.mustLoad(MemoEvaluated))); diff != "" {
+		t.Errorf("evaluated: sources (-want +got):\n%s", diff)
+	}
+	res, err := Load(f.withoutHelper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, rel(res.Config)); diff != "" {
+		t.Errorf("remembered: sources (-want +got):\n%s", diff)
+	}
 }
 
 // TestLoadMemoWhole: a memo that is not whole (cut short, or with a byte

@@ -22,27 +22,27 @@ import (
 // holds, else from vx-config. save remembers a new evaluation once the
 // caller found it valid (unless the config did something vx cannot see
 // the inputs of) and returns how it was had (Result.Memo).
-func evaluated(o Options, files []string) (results []wire.Result, save func() string, err error) {
+func evaluated(o Options, files []string) (results []wire.Result, deps []wire.Dep, save func() string, err error) {
 	node, nodeErr := findNode(o.Environ, o.GOOS)
 	if o.MemoFile != "" && !o.Fresh && nodeErr == nil {
 		if m := readMemo(o.MemoFile); m != nil && len(m.Results) == len(files) {
 			if ok, _ := m.holds(o, files, node); ok {
-				return m.Results, func() string { return MemoRemembered }, nil
+				return m.Results, m.Deps, func() string { return MemoRemembered }, nil
 			}
 		}
 	}
 	if nodeErr != nil {
-		return nil, nil, &diag.Error{Path: files[0], Msg: fmt.Sprintf("evaluating it needs Node.js %d or later, and there is no node on PATH", MinNode), Suggest: "install Node.js (https://nodejs.org), or write the configuration as vx.json"}
+		return nil, nil, nil, &diag.Error{Path: files[0], Msg: fmt.Sprintf("evaluating it needs Node.js %d or later, and there is no node on PATH", MinNode), Suggest: "install Node.js (https://nodejs.org), or write the configuration as vx.json"}
 	}
 	resp, err := runHelper(o, files, node.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if resp.Error != nil {
-		return nil, nil, wireError(resp.Error, files[0])
+		return nil, nil, nil, wireError(resp.Error, files[0])
 	}
 	if len(resp.Results) != len(files) {
-		return nil, nil, fmt.Errorf("jsconfig: vx-config answered with %d results for %d files", len(resp.Results), len(files))
+		return nil, nil, nil, fmt.Errorf("jsconfig: vx-config answered with %d results for %d files", len(resp.Results), len(files))
 	}
 	save = func() string {
 		if resp.Volatile != "" {
@@ -63,7 +63,7 @@ func evaluated(o Options, files []string) (results []wire.Result, save func() st
 		}
 		return MemoEvaluated
 	}
-	return resp.Results, save, nil
+	return resp.Results, resp.Deps, save, nil
 }
 
 // runHelper starts vx-config on files and reads its answer. The helper,

@@ -75,6 +75,7 @@ var globalFiles = map[string]bool{
 type changes struct {
 	byProject map[*workspace.Project][]string
 	global    []string // globalFiles that changed
+	config    []string // files the configuration was made from that changed
 }
 
 // of returns the changed files of p, relative to its directory, and the
@@ -95,6 +96,11 @@ func (c *changes) of(p *workspace.Project, keep func(rel string) bool) []string 
 			out = append(out, quote.Name(f)+" (workspace root)")
 		}
 	}
+	for _, f := range c.config {
+		if (keep == nil || keep(f)) && !contains(c.global, f) && !contains(c.byProject[p], f) {
+			out = append(out, quote.Name(f)+" (the configuration read it)")
+		}
+	}
 	return out
 }
 
@@ -107,8 +113,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// attribute builds the changes from a list of root-relative files.
-func attribute(ws *workspace.Workspace, files []string) *changes {
+// attribute builds the changes from a list of root-relative files; cs
+// are the configuration's sources (nil for none).
+func attribute(ws *workspace.Workspace, files []string, cs *configSources) *changes {
 	c := &changes{byProject: map[*workspace.Project][]string{}}
 	byDir := make(map[string]*workspace.Project, len(ws.Projects))
 	for _, p := range ws.Projects {
@@ -121,6 +128,9 @@ func attribute(ws *workspace.Workspace, files []string) *changes {
 		}
 		if globalFiles[f] {
 			c.global = append(c.global, f)
+		}
+		if cs.has(f) {
+			c.config = append(c.config, f)
 		}
 		for d := path.Dir(f); ; d = path.Dir(d) {
 			if p := byDir[d]; p != nil {
@@ -201,7 +211,7 @@ func (f *filterer) changedSince(ref string) (*changes, error) {
 			}
 		}
 	}
-	c := attribute(f.ws, files)
+	c := attribute(f.ws, files, f.sel.config)
 	f.changes[ref] = c
 	return c, nil
 }
