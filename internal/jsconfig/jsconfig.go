@@ -177,7 +177,7 @@ func sources(files []string, deps []wire.Dep) []config.Source {
 	}
 	for _, d := range deps {
 		switch d.Kind {
-		case wire.KindFile, wire.KindStat, wire.KindLstat:
+		case wire.KindFile, wire.KindStat, wire.KindLstat, wire.KindMeta, wire.KindLmeta, wire.KindReadlink:
 			add(config.Source{Path: d.Path})
 		case wire.KindList:
 			add(config.Source{Path: d.Path, Dir: true})

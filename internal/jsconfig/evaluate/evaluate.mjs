@@ -11,6 +11,15 @@ import { createHash } from "node:crypto";
 import { syncBuiltinESMExports } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import childProcess from "node:child_process";
+import os from "node:os";
+import net from "node:net";
+import http from "node:http";
+import https from "node:https";
+import http2 from "node:http2";
+import tls from "node:tls";
+import dgram from "node:dgram";
+import dns from "node:dns";
+import workerThreads from "node:worker_threads";
 
 const minNode = 18;
 const orig = {
@@ -18,6 +27,7 @@ const orig = {
   readdirSync: fs.readdirSync,
   statSync: fs.statSync,
   lstatSync: fs.lstatSync,
+  readlinkSync: fs.readlinkSync,
   writeFileSync: fs.writeFileSync,
   renameSync: fs.renameSync,
   exit: process.exit,
@@ -43,7 +53,7 @@ if (major < minNode) {
 
 const files = new Map(); // absolute path -> state
 const lists = new Map(); // absolute path -> names, or "absent" or "other"
-const stats = new Map(); // "stat\0path" or "lstat\0path" -> state
+const stats = new Map(); // "<kind>\0path" -> state: kind stat, lstat, meta, lmeta or readlink
 const env = new Map(); // name -> value, or null when unset
 const written = new Set(); // variables the config set or deleted itself
 let environ = false;
@@ -118,6 +128,60 @@ function noteStat(p, lstat) {
   }
 }
 
+// noteMeta records what a Stats object tells beyond the kind: the kind,
+// size and modification time (nanoseconds), as wire.MetaState reads them.
+function noteMeta(p, lstat) {
+  const a = absPath(p);
+  if (a === null) return;
+  const key = (lstat ? "lmeta\0" : "meta\0") + a;
+  if (stats.has(key)) return;
+  try {
+    const st = (lstat ? orig.lstatSync : orig.statSync)(a, { bigint: true });
+    stats.set(key, `${kindOf(st)} ${st.size} ${st.mtimeNs}`);
+  } catch (e) {
+    stats.set(key, errState(e));
+  }
+}
+
+// noteLink records where a symbolic link points.
+function noteLink(p) {
+  const a = absPath(p);
+  if (a === null) return;
+  const key = "readlink\0" + a;
+  if (stats.has(key)) return;
+  try {
+    stats.set(key, "=" + orig.readlinkSync(a));
+  } catch (e) {
+    stats.set(key, errState(e));
+  }
+}
+
+// noteEntries records a listing read with its entries' kinds
+// (withFileTypes: the kind without following links) and, when recursive,
+// every directory below, as node lists them.
+function noteEntries(p, options) {
+  const recursive = options && typeof options === "object" && options.recursive;
+  const types = options && typeof options === "object" && options.withFileTypes;
+  if (!recursive && !types) return;
+  const a = absPath(p);
+  if (a === null) return;
+  const walk = (dir, depth) => {
+    noteListOf(dir);
+    let ents;
+    try {
+      ents = orig.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of ents) {
+      const sub = path.join(dir, e.name);
+      if (types || recursive) noteStat(sub, true);
+      if (recursive && e.isDirectory() && depth < 64) walk(sub, depth + 1);
+    }
+  };
+  walk(a, 0);
+}
+
 // decode turns the bytes read into what the caller asked for.
 function encodingOf(options) {
   if (typeof options === "string") return options;
@@ -179,6 +243,7 @@ function wrapList(obj, name) {
   if (typeof fn !== "function") return;
   obj[name] = function (p, ...rest) {
     noteListOf(p);
+    noteEntries(p, rest[0]);
     return fn.call(this, p, ...rest);
   };
 }
@@ -189,19 +254,43 @@ wrapList(fs, "opendirSync");
 wrapList(fs, "opendir");
 wrapList(promises, "opendir");
 
-// Kinds: stat, lstat, exists, access.
-function wrapStat(obj, name, lstat) {
+// Kinds: exists, access, realpath; stat and lstat return a Stats object,
+// whose size and times count too.
+function wrapStat(obj, name, lstat, meta) {
   const fn = obj[name];
   if (typeof fn !== "function") return;
   obj[name] = function (p, ...rest) {
     noteStat(p, lstat);
+    if (meta) noteMeta(p, lstat);
     return fn.call(this, p, ...rest);
   };
 }
-for (const n of ["statSync", "stat", "existsSync", "exists", "accessSync", "access", "realpathSync", "realpath"]) wrapStat(fs, n, false);
-for (const n of ["lstatSync", "lstat"]) wrapStat(fs, n, true);
-for (const n of ["stat", "access", "realpath"]) wrapStat(promises, n, false);
-wrapStat(promises, "lstat", true);
+for (const n of ["existsSync", "exists", "accessSync", "access", "realpathSync", "realpath"]) wrapStat(fs, n, false, false);
+for (const n of ["statSync", "stat"]) wrapStat(fs, n, false, true);
+for (const n of ["lstatSync", "lstat"]) wrapStat(fs, n, true, true);
+for (const n of ["access", "realpath"]) wrapStat(promises, n, false, false);
+wrapStat(promises, "stat", false, true);
+wrapStat(promises, "lstat", true, true);
+if (fs.realpathSync.native) {
+  const native = fs.realpathSync.native;
+  fs.realpathSync.native = function (p, ...rest) {
+    noteStat(p, false);
+    return native.call(this, p, ...rest);
+  };
+}
+
+// Where links point.
+function wrapLink(obj, name) {
+  const fn = obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (p, ...rest) {
+    noteLink(p);
+    return fn.call(this, p, ...rest);
+  };
+}
+wrapLink(fs, "readlinkSync");
+wrapLink(fs, "readlink");
+wrapLink(promises, "readlink");
 
 // Contents read in other ways: opened by name, streamed.
 function wrapContent(obj, name) {
@@ -212,8 +301,8 @@ function wrapContent(obj, name) {
     return fn.call(this, p, ...rest);
   };
 }
-for (const n of ["openSync", "open", "createReadStream"]) wrapContent(fs, n);
-wrapContent(promises, "open");
+for (const n of ["openSync", "open", "createReadStream", "openAsBlob", "copyFileSync", "copyFile"]) wrapContent(fs, n);
+for (const n of ["open", "copyFile"]) wrapContent(promises, n);
 if (typeof process.loadEnvFile === "function") {
   const load = process.loadEnvFile;
   process.loadEnvFile = function loadEnvFile(p = ".env") {
@@ -222,20 +311,39 @@ if (typeof process.loadEnvFile === "function") {
   };
 }
 
-// Programs and the network have inputs vx cannot see: such a result is
-// not remembered.
-for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
-  const fn = childProcess[n];
-  childProcess[n] = function (...args) {
-    volatile ||= `it starts a program (child_process.${n})`;
+// Programs, threads, the network, tree copies and globs have inputs vx
+// cannot see (a worker's node:fs is not this one): such a result is not
+// remembered.
+function wrapVolatile(obj, name, why) {
+  const fn = obj && obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (...args) {
+    volatile ||= why;
     return fn.apply(this, args);
   };
 }
-if (typeof globalThis.fetch === "function") {
-  const f = globalThis.fetch;
-  globalThis.fetch = function fetch(...args) {
-    volatile ||= "it uses the network (fetch)";
-    return f.apply(this, args);
+for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
+  wrapVolatile(childProcess, n, `it starts a program (child_process.${n})`);
+}
+wrapVolatile(globalThis, "fetch", "it uses the network (fetch)");
+for (const [mod, name, ns] of [
+  [net, "connect", "net"], [net, "createConnection", "net"], [tls, "connect", "tls"],
+  [http, "request", "http"], [http, "get", "http"], [https, "request", "https"], [https, "get", "https"],
+  [http2, "connect", "http2"], [dgram, "createSocket", "dgram"],
+  [dns, "lookup", "dns"], [dns, "resolve", "dns"], [dns.promises, "lookup", "dns"], [dns.promises, "resolve", "dns"],
+]) {
+  wrapVolatile(mod, name, `it uses the network (${ns}.${name})`);
+}
+wrapVolatile(net.Socket.prototype, "connect", "it uses the network (net.Socket)");
+for (const n of ["cpSync", "cp", "globSync", "glob"]) wrapVolatile(fs, n, `it reads files vx cannot follow (fs.${n})`);
+for (const n of ["cp", "glob"]) wrapVolatile(promises, n, `it reads files vx cannot follow (fs.promises.${n})`);
+if (typeof workerThreads.Worker === "function") {
+  const W = workerThreads.Worker;
+  workerThreads.Worker = class Worker extends W {
+    constructor(...args) {
+      volatile ||= "it starts a worker thread (worker_threads.Worker)";
+      super(...args);
+    }
   };
 }
 syncBuiltinESMExports();
@@ -276,6 +384,20 @@ process.env = new Proxy(realEnv, {
     return Reflect.defineProperty(t, k, d);
   },
 });
+
+// The home directory and the temporary one come from the environment
+// (HOME, USERPROFILE; TMPDIR, TMP, TEMP), which node reads without
+// process.env.
+const homeVars = process.platform === "win32" ? ["USERPROFILE", "HOMEDRIVE", "HOMEPATH"] : ["HOME"];
+const tmpVars = process.platform === "win32" ? ["TEMP", "TMP", "SystemRoot", "windir"] : ["TMPDIR", "TMP", "TEMP"];
+for (const [name, vars] of [["homedir", homeVars], ["tmpdir", tmpVars]]) {
+  const fn = os[name];
+  os[name] = function (...args) {
+    for (const v of vars) readVar(v);
+    return fn.apply(this, args);
+  };
+}
+syncBuiltinESMExports();
 
 process.exit = function exit(code) {
   throw new Error(`the config called process.exit(${code === undefined ? "" : code})`);
