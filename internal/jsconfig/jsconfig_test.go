@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 		if d, err := time.ParseDuration(os.Getenv("VX_TEST_HELPER_COMPILES")); err == nil {
 			time.Sleep(d) // as go run compiling it
 		}
-		os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+		os.Exit(evaluate.Main(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 	}
 	code := m.Run()
 	if vxConfig.dir != "" {
@@ -481,6 +482,49 @@ func TestLoadLimitStartsWhenHelperRuns(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestLoadDetached: a process the config starts detached (its own
+// session, unref'd) ends with the evaluation, whether the evaluation
+// ended well or was stopped at its limit, as a task's tree does. macOS
+// has no subreaper: there it outlives the evaluation (docs/config.md).
+func TestLoadDetached(t *testing.T) {
+	if runtime.GOOS == "darwin" {
+		t.Skip("macOS has no child subreaper: a detached process outlives the evaluation there (docs/config.md)")
+	}
+	t.Parallel()
+	for _, tc := range []struct{ name, end string }{
+		{"evaluated", "export default {};"},
+		{"stopped at the limit", "await new Promise(() => setInterval(() => {}, 1000));\nexport default {};"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, map[string]string{"vx.config.mjs": `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: true, stdio: "ignore" });
+child.unref();
+writeFileSync("pid", String(child.pid));
+` + tc.end + "\n"}).evaluating()
+			f.opts.Environ = append(f.opts.Environ, TimeoutEnv+"=6s")
+			f.load()
+			data, err := os.ReadFile(filepath.Join(f.root, "pid"))
+			if err != nil {
+				t.Fatalf("the config did not start its process: %v\n%s", err, f.stderr)
+			}
+			pid := strings.TrimSpace(string(data))
+			deadline := time.Now().Add(5 * time.Second)
+			for alive(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				p, _ := strconv.Atoi(pid)
+				if proc, err := os.FindProcess(p); err == nil {
+					proc.Kill()
+				}
+				t.Errorf("the detached process %s outlived the evaluation", pid)
+			}
+		})
 	}
 }
 

@@ -85,7 +85,7 @@ func runHelper(o Options, files []string, node string) (*wire.Response, error) {
 	ctx, cancel := context.WithCancelCause(o.Context)
 	defer cancel(nil)
 	out := &startedWriter{started: make(chan struct{})}
-	p, err := exec.Start(ctx, exec.Spec{Program: prog, Args: args, Dir: dir, Env: o.Environ, Stdin: bytes.NewReader(req), Stdout: out, Stderr: o.Stderr})
+	p, err := exec.Start(ctx, exec.Spec{Program: prog, Args: args, Dir: dir, Env: o.Environ, Stdin: bytes.NewReader(req), Stdout: out, Stderr: o.Stderr, Grace: helperGrace})
 	if err != nil {
 		return nil, &diag.Error{Path: files[0], Msg: "cannot evaluate it", Err: err}
 	}
@@ -149,6 +149,10 @@ func runHelper(o Options, files []string, node string) (*wire.Response, error) {
 
 // findHelperFunc is findHelper; a test makes it a helper that compiles.
 var findHelperFunc = findHelper
+
+// helperGrace is how long vx-config has, once stopped, to stop node and
+// end what the config started detached, before its tree is killed.
+const helperGrace = 3 * time.Second
 
 // errTimeLimit is the cause an evaluation is stopped with at its limit.
 var errTimeLimit = errors.New("jsconfig: the evaluation's time limit")
