@@ -15,6 +15,7 @@ import (
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // FileNames are the names of a config file vx evaluates, in the order it
@@ -291,11 +292,13 @@ func timeout(environ []string, goos string) (time.Duration, error) {
 	return d, nil
 }
 
-// wireError is the helper's error as vx's.
+// wireError is the helper's error as vx's, its text quoted when it holds
+// what a terminal would act on (the message of an exception is the
+// config's own text).
 func wireError(e *wire.Error, fallback string) *diag.Error {
 	path := e.File
 	if path == "" {
 		path = fallback
 	}
-	return &diag.Error{Path: path, Line: e.Line, Col: e.Col, Msg: e.Msg, Suggest: e.Suggest}
+	return &diag.Error{Path: path, Line: e.Line, Col: e.Col, Msg: quote.Text(e.Msg), Suggest: quote.Text(e.Suggest)}
 }

@@ -528,6 +528,34 @@ writeFileSync("pid", String(child.pid));
 	}
 }
 
+// TestLoadErrorText: the text of an exception is the config's own: one
+// holding newlines or escape sequences is shown quoted, on one line, so
+// that it cannot clear the screen and forge vx's output.
+func TestLoadErrorText(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.mjs": "throw new Error(\"boom\\x1b[2J\\x1b[Hvx: 3 tasks: 3 succeeded\\n\");\nexport default {};\n"}).evaluating()
+	_, err := f.load()
+	want := `vx.config.mjs:1:7: "boom\x1b[2J\x1b[Hvx: 3 tasks: 3 succeeded\n"`
+	if err == nil || diag.Message(err, f.root) != want {
+		t.Errorf("Load error = %q, want %q", diag.Message(err, f.root), want)
+	}
+}
+
+// TestLoadProtoKey: a task named __proto__ is a task in vx.config.ts as it
+// is in vx.json.
+func TestLoadProtoKey(t *testing.T) {
+	t.Parallel()
+	want := map[string]config.Task{"__proto__": {Outputs: []string{"dist/**"}}}
+	ts := newFixture(t, map[string]string{"vx.config.ts": `export default { tasks: { ["__proto__"]: { outputs: ["dist/**"] } } };`}).evaluating()
+	if diff := cmp.Diff(want, ts.mustLoad(MemoEvaluated).Tasks); diff != "" {
+		t.Errorf("vx.config.ts (-want +got):\n%s", diff)
+	}
+	js := newFixture(t, map[string]string{"vx.json": `{"tasks": {"__proto__": {"outputs": ["dist/**"]}}}`})
+	if diff := cmp.Diff(want, js.mustLoad(MemoNone).Tasks); diff != "" {
+		t.Errorf("vx.json (-want +got):\n%s", diff)
+	}
+}
+
 // TestLoadCancelled: vx stopped by a signal stops the evaluation and says
 // why, with no message of its own.
 func TestLoadCancelled(t *testing.T) {

@@ -422,9 +422,25 @@ function describe(v) {
   if (typeof v === "symbol") return "a symbol";
   if (typeof v === "bigint") return "a bigint";
   if (v === undefined) return "undefined";
-  if (typeof v === "number") return String(v);
-  const name = Object.getPrototypeOf(v)?.constructor?.name;
-  return name ? `a ${name}` : "an object";
+  if (v === null) return "null";
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (typeof v === "string") return JSON.stringify(v);
+  try {
+    const name = Object.getPrototypeOf(v)?.constructor?.name;
+    return typeof name === "string" && name ? `a ${name}` : "an object";
+  } catch {
+    return "an object";
+  }
+}
+
+// ReadError is an exception thrown while the default export was read (a
+// getter, a Proxy's trap), at the key path p.
+class ReadError extends Error {
+  constructor(p, err) {
+    super("");
+    this.path = p;
+    this.cause = err;
+  }
 }
 
 // plain returns v as data JSON can hold, or throws a ShapeError naming the
@@ -441,14 +457,36 @@ function plain(v, p, seen) {
       if (v === null) return v;
       if (seen.has(v)) throw new ShapeError(`${keyPath(p) || "the default export"}: refers to itself (a cycle)`);
       seen.add(v);
+      const read = (f, at = p) => {
+        try {
+          return f();
+        } catch (err) {
+          if (err instanceof ShapeError || err instanceof ReadError) throw err;
+          throw new ReadError(at, err);
+        }
+      };
       try {
-        if (Array.isArray(v)) return v.map((e, i) => plain(e, [...p, i], seen));
-        const proto = Object.getPrototypeOf(v);
-        if (proto !== Object.prototype && proto !== null) break;
-        const out = {};
-        for (const k of Object.keys(v)) {
-          if (v[k] === undefined) continue; // as JSON.stringify: an absent key
-          out[k] = plain(v[k], [...p, k], seen);
+        if (read(() => Array.isArray(v))) {
+          const n = read(() => v.length);
+          const out = [];
+          for (let i = 0; i < n; i++) out.push(plain(read(() => v[i], [...p, i]), [...p, i], seen));
+          return out;
+        }
+        const proto = read(() => Object.getPrototypeOf(v));
+        if (proto !== Object.prototype && proto !== null) {
+          if (read(() => Object.getPrototypeOf(proto) === Object.prototype && !Object.prototype.hasOwnProperty.call(proto, "constructor"))) {
+            throw new ShapeError(
+              `${keyPath(p) || "the default export"}: has an object as its prototype, which is what __proto__: { ... } in an object literal makes (it is not a key); write ["__proto__"]: { ... } for a key of that name`,
+            );
+          }
+          break;
+        }
+        // A key of any name, __proto__ included, is a key of the result.
+        const out = Object.create(null);
+        for (const k of read(() => Object.keys(v))) {
+          const e = read(() => v[k], [...p, k]);
+          if (e === undefined) continue; // as JSON.stringify: an absent key
+          out[k] = plain(e, [...p, k], seen);
         }
         return out;
       } finally {
@@ -481,20 +519,40 @@ function frames(err) {
   return out.sort((a, b) => a.pos - b.pos).map(({ bundle, line, col }) => ({ bundle, line, col }));
 }
 
+// message is what err says, whatever err is: an Error, a thrown value of
+// another kind, or one whose properties throw when read. vx quotes it when
+// it holds what a terminal would act on.
 function message(err) {
-  if (!(err instanceof Error)) return `the config threw ${typeof err === "string" ? JSON.stringify(err) : describe(err)}`;
-  const name = err.name && err.name !== "Error" ? err.name + ": " : "";
-  return name + err.message;
+  try {
+    if (!(err instanceof Error)) return `the config threw ${describe(err)}`;
+    const name = typeof err.name === "string" && err.name && err.name !== "Error" ? err.name + ": " : "";
+    return name + String(err.message);
+  } catch {
+    return "the config threw an error whose message cannot be read";
+  }
+}
+
+function safeFrames(err) {
+  try {
+    return frames(err);
+  } catch {
+    return [];
+  }
 }
 
 process.on("exit", (code) => {
-  if (!finished) write({ error: { msg: `node exited (code ${code}) before the config's default export was there; does it wait for something that never comes?` } });
-});
-process.on("unhandledRejection", (err) => {
   if (finished) return;
-  write({ error: { msg: message(err), frames: frames(err) } });
-  orig.exit(0);
+  // 13: the top-level await never settled; 0: nothing left to wait for.
+  const wait = code === 0 || code === 13 ? "; does it wait for something that never comes?" : "";
+  write({ error: { msg: `node exited (code ${code}) before the config's default export was there${wait}` } });
 });
+for (const ev of ["unhandledRejection", "uncaughtException"]) {
+  process.on(ev, (err) => {
+    if (finished) return;
+    write({ error: { msg: message(err), frames: safeFrames(err) } });
+    orig.exit(0);
+  });
+}
 
 const results = [];
 for (const b of manifest.bundles) {
@@ -507,7 +565,7 @@ for (const b of manifest.bundles) {
     }
     value = await mod.default;
   } catch (err) {
-    write({ error: { file: b.file, msg: message(err), frames: frames(err) } });
+    write({ error: { file: b.file, msg: message(err), frames: safeFrames(err) } });
     orig.exit(0);
   }
   if (typeof value === "function") {
@@ -517,8 +575,14 @@ for (const b of manifest.bundles) {
   try {
     results.push({ file: b.file, value: plain(value, [], new Set()) });
   } catch (err) {
-    if (!(err instanceof ShapeError)) throw err;
-    write({ error: { file: b.file, msg: err.message, shape: true } });
+    if (err instanceof ReadError) {
+      const where = keyPath(err.path) || "the default export";
+      write({ error: { file: b.file, msg: `${where}: reading it threw: ${message(err.cause)}`, frames: safeFrames(err.cause) } });
+    } else if (err instanceof ShapeError) {
+      write({ error: { file: b.file, msg: err.message, shape: true } });
+    } else {
+      write({ error: { file: b.file, msg: message(err), frames: safeFrames(err) } });
+    }
     orig.exit(0);
   }
 }

@@ -426,6 +426,20 @@ func TestEvaluateErrors(t *testing.T) {
 			`vx.config.ts:1:31: later`},
 		{"a thrown string", map[string]string{"vx.config.ts": "throw \"oops\";\nexport default {};\n"},
 			`vx.config.ts: the config threw "oops"`},
+		{"a throwing getter", map[string]string{"vx.config.ts": "export default {\n  tasks: {\n    get build() {\n      throw new Error(\"no build\");\n    },\n  },\n};\n"},
+			`vx.config.ts:4:13: tasks.build: reading it threw: no build`},
+		{"a throwing Proxy", map[string]string{"vx.config.ts": "export default new Proxy({}, {\n  get() { throw new TypeError(\"trap\"); },\n});\n"},
+			`vx.config.ts:2:17: TypeError: trap`},
+		{"a Proxy whose keys throw", map[string]string{"vx.config.ts": "const p = new Proxy({}, {\n  ownKeys() { throw new Error(\"keys\"); },\n});\nexport default { tasks: p };\n"},
+			`vx.config.ts:2:21: tasks: reading it threw: keys`},
+		{"throw null", map[string]string{"vx.config.ts": "throw null;\nexport default {};\n"},
+			`vx.config.ts: the config threw null`},
+		{"a thrown object whose properties throw", map[string]string{"vx.config.ts": "throw new Proxy({}, { getPrototypeOf() { throw 1; }, get() { throw 2; } });\nexport default {};\n"},
+			`vx.config.ts: the config threw `},
+		{"an exception thrown later, outside the config's await", map[string]string{"vx.config.ts": "setTimeout(() => {\n  throw new Error(\"late\");\n}, 0);\nexport default new Promise(() => setTimeout(() => {}, 5000));\n"},
+			`vx.config.ts:2:9: late`},
+		{"__proto__ in an object literal", map[string]string{"vx.config.ts": "export default { tasks: { __proto__: { outputs: [\"dist/**\"] } } };\n"},
+			`vx.config.ts: tasks: has an object as its prototype, which is what __proto__: { ... } in an object literal makes (it is not a key); write ["__proto__"]: { ... } for a key of that name`},
 		{"an import vx cannot bundle", map[string]string{"vx.config.ts": "import x from \"./x.node\";\nexport default x;\n", "x.node": "binary"},
 			`vx.config.ts:1:15: cannot import x.node: a config imports JavaScript, TypeScript and JSON`},
 	} {
@@ -462,6 +476,20 @@ func sep(line int) string {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestEvaluateProtoKey: a task named __proto__ (a computed key, or
+// JSON.parse) is a key of the result, as it is in vx.json.
+func TestEvaluateProtoKey(t *testing.T) {
+	t.Parallel()
+	resp, _, _ := evaluateCase(t, evalCase{files: map[string]string{
+		"vx.config.ts": `export default { tasks: { ["__proto__"]: { outputs: ["a/**"] }, ...JSON.parse('{"b": {"outputs": ["b/**"]}}') } };`,
+	}})
+	got := result(t, resp, 0)
+	want := map[string]any{"tasks": map[string]any{"__proto__": map[string]any{"outputs": []any{"a/**"}}, "b": map[string]any{"outputs": []any{"b/**"}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
 
 // TestFileURL: import.meta.url is the file's own URL, on every system.
 func TestFileURL(t *testing.T) {
