@@ -42,9 +42,11 @@ type Config struct {
 // made from.
 type Source struct {
 	Path string // absolute
-	// Dir: Path is a directory whose listing was read; any name added to
-	// or removed from it counts as a change.
-	Dir bool
+	// Dir: Path is a directory whose listing was read; a name added to or
+	// removed from it counts as a change, of the names starting with
+	// Prefix ("" for all; whatever the case, to be safe).
+	Dir    bool
+	Prefix string
 }
 
 // Origin is where an entry of the configuration was written: a file, and

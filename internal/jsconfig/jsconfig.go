@@ -181,7 +181,7 @@ func sources(files []string, deps []wire.Dep) []config.Source {
 		case wire.KindFile, wire.KindStat, wire.KindLstat, wire.KindMeta, wire.KindLmeta, wire.KindReadlink:
 			add(config.Source{Path: d.Path})
 		case wire.KindList:
-			add(config.Source{Path: d.Path, Dir: true})
+			add(config.Source{Path: d.Path, Dir: true, Prefix: d.Prefix})
 		}
 	}
 	return out

@@ -253,14 +253,14 @@ export default { tasks: { build: { ...base, env: { define: { A: readFileSync(".e
 			r, _ := filepath.Rel(f.root, s.Path)
 			r = filepath.ToSlash(r)
 			if s.Dir {
-				r += "/"
+				r += "/" + s.Prefix + "*"
 			}
 			out = append(out, r)
 		}
 		slices.Sort(out)
 		return out
 	}
-	want := []string{".env", "presets/", "presets/base.ts", "vx.config.ts"}
+	want := []string{".env", "presets/*", "presets/base*", "presets/base.ts", "vx.config.ts"}
 	if diff := cmp.Diff(want, rel(f.mustLoad(MemoEvaluated))); diff != "" {
 		t.Errorf("evaluated: sources (-want +got):\n%s", diff)
 	}

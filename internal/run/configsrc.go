@@ -3,6 +3,7 @@ package run
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,8 +17,8 @@ import (
 // preset in node_modules is inside; a file in the home directory is not)
 // are not seen by either: git and the watcher see only the workspace.
 type configSources struct {
-	files map[string]bool // exact paths
-	dirs  map[string]bool // directories whose listing counts: their direct entries
+	files map[string]bool     // exact paths
+	dirs  map[string][]string // directories whose listing counts: the prefixes of the direct entries that do
 }
 
 // newConfigSources returns the sources of cfg under root; nil when there
@@ -26,7 +27,7 @@ func newConfigSources(root string, cfg *config.Config) *configSources {
 	if cfg == nil || len(cfg.Sources) == 0 {
 		return nil
 	}
-	cs := &configSources{files: map[string]bool{}, dirs: map[string]bool{}}
+	cs := &configSources{files: map[string]bool{}, dirs: map[string][]string{}}
 	for _, s := range cfg.Sources {
 		rel, err := filepath.Rel(root, s.Path)
 		if err != nil || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -34,7 +35,7 @@ func newConfigSources(root string, cfg *config.Config) *configSources {
 		}
 		rel = filepath.ToSlash(rel)
 		if s.Dir {
-			cs.dirs[rel] = true
+			cs.dirs[rel] = append(cs.dirs[rel], strings.ToLower(s.Prefix))
 		} else {
 			cs.files[rel] = true
 		}
@@ -49,7 +50,16 @@ func (cs *configSources) has(rel string) bool {
 	if cs == nil {
 		return false
 	}
-	return cs.files[rel] || cs.dirs[path.Dir(rel)]
+	if cs.files[rel] {
+		return true
+	}
+	base := strings.ToLower(path.Base(rel))
+	for _, prefix := range cs.dirs[path.Dir(rel)] {
+		if strings.HasPrefix(base, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // paths returns what to watch for the sources, sorted: the files, and the
@@ -74,7 +84,15 @@ func (cs *configSources) equal(o *configSources) bool {
 	if cs == nil || o == nil {
 		return cs.empty() && o.empty()
 	}
-	return mapsEqual(cs.files, o.files) && mapsEqual(cs.dirs, o.dirs)
+	if !mapsEqual(cs.files, o.files) || len(cs.dirs) != len(o.dirs) {
+		return false
+	}
+	for d, ps := range cs.dirs {
+		if !slices.Equal(ps, o.dirs[d]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (cs *configSources) empty() bool { return cs == nil || len(cs.files)+len(cs.dirs) == 0 }

@@ -156,14 +156,16 @@ func TestPlanFilesConfigSources(t *testing.T) {
 	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`)
 	cfg.Sources = []config.Source{{Path: filepath.Join(ws.Root, "vx.config.ts")}, {Path: filepath.Join(ws.Root, "presets", "base.ts")},
 		{Path: filepath.Join(ws.Root, ".env")}, {Path: filepath.Join(ws.Root, "presets", "more"), Dir: true},
+		{Path: filepath.Join(ws.Root, "presets", "some"), Dir: true, Prefix: "index."},
 		{Path: filepath.Join(filepath.Dir(ws.Root), "elsewhere.ts")}}
 	g, err := Plan(ws, cfg, Selection{Tasks: []string{"build"}, Dir: ws.Root})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := planFiles(g, []watch.Change{{Path: "presets/base.ts"}, {Path: ".env", Ignored: true}, {Path: "presets/other.ts"},
-		{Path: "presets/more/new.ts"}, {Path: "presets/more/deep/new.ts"}, {Path: "README.md"}})
-	if diff := cmp.Diff([]string{"presets/base.ts", ".env", "presets/more/new.ts"}, got); diff != "" {
+		{Path: "presets/more/new.ts"}, {Path: "presets/more/deep/new.ts"}, {Path: "README.md"},
+		{Path: "presets/some/index.js"}, {Path: "presets/some/other.ts"}})
+	if diff := cmp.Diff([]string{"presets/base.ts", ".env", "presets/more/new.ts", "presets/some/index.js"}, got); diff != "" {
 		t.Errorf("planFiles (-want +got):\n%s", diff)
 	}
 	paths := WatchPaths(g)
