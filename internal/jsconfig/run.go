@@ -68,10 +68,11 @@ func evaluated(o Options, files []string) (results []wire.Result, deps []wire.De
 
 // runHelper starts vx-config on files and reads its answer. The helper,
 // node and whatever the config starts are one process tree, ended when
-// the time is up or o.Context is done. The time limit starts once the
-// helper runs (its first byte on stdout, see [wire.Started]), not when
-// vx starts it: `go run ./cmd/vx-config` compiles it first, which on a
-// fresh machine takes minutes that are no fault of the config's.
+// the time is up or o.Context is done. For a helper run from vx's source
+// the time limit starts once the helper runs (its first byte on stdout,
+// see [wire.Started]), not when vx starts it: `go run ./cmd/vx-config`
+// compiles it first, which on a fresh machine takes minutes that are no
+// fault of the config's. An installed helper's limit starts with it.
 func runHelper(o Options, files []string, node string) (*wire.Response, error) {
 	limit, err := timeout(o.Environ, o.GOOS)
 	if err != nil {
@@ -85,6 +86,11 @@ func runHelper(o Options, files []string, node string) (*wire.Response, error) {
 	ctx, cancel := context.WithCancelCause(o.Context)
 	defer cancel(nil)
 	out := &startedWriter{started: make(chan struct{})}
+	if src == "" {
+		// An installed helper runs at once: the limit starts now, so that
+		// one older than wire.Started still has one.
+		out.once.Do(func() { close(out.started) })
+	}
 	p, err := exec.Start(ctx, exec.Spec{Program: prog, Args: args, Dir: dir, Env: o.Environ, Stdin: bytes.NewReader(req), Stdout: out, Stderr: o.Stderr, Grace: helperGrace})
 	if err != nil {
 		return nil, &diag.Error{Path: files[0], Msg: "cannot evaluate it", Err: err}
