@@ -303,6 +303,53 @@ function wrapContent(obj, name) {
 }
 for (const n of ["openSync", "open", "createReadStream", "openAsBlob", "copyFileSync", "copyFile"]) wrapContent(fs, n);
 for (const n of ["open", "copyFile"]) wrapContent(promises, n);
+
+// A file opened by name: its descriptor's fstat, and a FileHandle's stat,
+// tell what stat on its path does.
+const fdPaths = new Map(); // descriptor -> absolute path
+const openSyncNoted = fs.openSync;
+fs.openSync = function openSync(p, ...rest) {
+  const fd = openSyncNoted.call(this, p, ...rest);
+  const a = absPath(p);
+  if (a !== null) fdPaths.set(fd, a);
+  return fd;
+};
+const openNoted = fs.open;
+fs.open = function open(p, ...rest) {
+  const cb = rest.length > 0 && typeof rest[rest.length - 1] === "function" ? rest.pop() : null;
+  if (!cb) return openNoted.call(this, p, ...rest);
+  return openNoted.call(this, p, ...rest, (err, fd) => {
+    const a = absPath(p);
+    if (!err && a !== null) fdPaths.set(fd, a);
+    cb(err, fd);
+  });
+};
+const pOpenNoted = promises.open;
+promises.open = async function open(p, ...rest) {
+  const h = await pOpenNoted.call(this, p, ...rest);
+  const a = absPath(p);
+  if (a !== null) fdPaths.set(h.fd, a);
+  return h;
+};
+for (const n of ["fstatSync", "fstat"]) {
+  const fn = fs[n];
+  fs[n] = function (fd, ...rest) {
+    const a = fdPaths.get(fd);
+    if (a) noteMeta(a, false);
+    return fn.call(this, fd, ...rest);
+  };
+}
+{
+  const h = await pOpenNoted.call(promises, process.argv[2]);
+  const proto = Object.getPrototypeOf(h);
+  await h.close();
+  const stat = proto.stat;
+  proto.stat = function (...args) {
+    const a = fdPaths.get(this.fd);
+    if (a) noteMeta(a, false);
+    return stat.apply(this, args);
+  };
+}
 if (typeof process.loadEnvFile === "function") {
   const load = process.loadEnvFile;
   process.loadEnvFile = function loadEnvFile(p = ".env") {

@@ -245,6 +245,22 @@ func TestEvaluateMemoRoutes(t *testing.T) {
 				}
 				return nil
 			}},
+		{name: "fstat of a file opened by name", config: `const fd = openSync("f.txt"); const V = String(fstatSync(fd).mtimeMs);`,
+			change: func(t *testing.T, root string) []string {
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(root, "f.txt"), old, old); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
+		{name: "a FileHandle's stat", config: `const h = await promises.open("f.txt"); const V = String((await h.stat()).mtimeMs); await h.close();`,
+			change: func(t *testing.T, root string) []string {
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(root, "f.txt"), old, old); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
 		{name: "lstat size", config: `const V = String(lstatSync("f.txt").size);`, change: write("f.txt", "three")},
 		{name: "openAsBlob", config: `const V = await (await openAsBlob("f.txt")).text();`, change: write("f.txt", "two")},
 		{name: "copyFile's source", config: `copyFileSync("src.txt", "copy.txt"); const V = readFileSync("copy.txt", "utf8");`, change: write("src.txt", "other")},
@@ -279,7 +295,7 @@ func TestEvaluateMemoRoutes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fs := map[string]string{"vx.config.mjs": `import { readdirSync, readFileSync, readlinkSync, statSync, lstatSync, copyFileSync, cpSync, openAsBlob, promises } from "node:fs";
+			fs := map[string]string{"vx.config.mjs": `import { readdirSync, readFileSync, readlinkSync, statSync, lstatSync, copyFileSync, cpSync, openAsBlob, openSync, fstatSync, promises } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { Worker } from "node:worker_threads";
 import http from "node:http";
