@@ -93,6 +93,10 @@ type bundler struct {
 	mu     sync.Mutex
 	inputs map[string]input    // by absolute path
 	deps   map[depKey]wire.Dep // read while resolving and loading
+	// externals are the modules the bundles leave to node (its built-in
+	// ones): the evaluator watches the network modules only when one is
+	// imported, since loading them all costs every evaluation.
+	externals map[string]bool
 }
 
 func (b *bundler) addDep(d wire.Dep) {
@@ -242,6 +246,14 @@ func (b *bundler) resolve(pb api.PluginBuild, a api.OnResolveArgs) api.OnResolve
 		return api.OnResolveResult{Errors: r.Errors}
 	}
 	if r.External || r.Namespace != nsFile {
+		if r.External {
+			b.mu.Lock()
+			if b.externals == nil {
+				b.externals = map[string]bool{}
+			}
+			b.externals[r.Path] = true
+			b.mu.Unlock()
+		}
 		return api.OnResolveResult{Path: r.Path, External: r.External, Namespace: r.Namespace}
 	}
 	switch {
@@ -517,9 +529,16 @@ func (b *bundler) run(ctx context.Context, dir string, bundles []string, environ
 	}
 	result := filepath.Join(dir, "result.json")
 	man := struct {
-		Result  string  `json:"result"`
-		Bundles []entry `json:"bundles"`
+		Result    string   `json:"result"`
+		Bundles   []entry  `json:"bundles"`
+		Externals []string `json:"externals"`
 	}{Result: result}
+	b.mu.Lock()
+	for e := range b.externals {
+		man.Externals = append(man.Externals, e)
+	}
+	b.mu.Unlock()
+	slices.Sort(man.Externals)
 	for i, p := range bundles {
 		man.Bundles = append(man.Bundles, entry{p, b.req.Files[i]})
 	}

@@ -12,14 +12,6 @@ import { syncBuiltinESMExports } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import childProcess from "node:child_process";
 import os from "node:os";
-import net from "node:net";
-import http from "node:http";
-import https from "node:https";
-import http2 from "node:http2";
-import tls from "node:tls";
-import dgram from "node:dgram";
-import dns from "node:dns";
-import workerThreads from "node:worker_threads";
 
 const minNode = 18;
 const orig = {
@@ -373,25 +365,37 @@ for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFile
   wrapVolatile(childProcess, n, `it starts a program (child_process.${n})`);
 }
 wrapVolatile(globalThis, "fetch", "it uses the network (fetch)");
-for (const [mod, name, ns] of [
-  [net, "connect", "net"], [net, "createConnection", "net"], [tls, "connect", "tls"],
-  [http, "request", "http"], [http, "get", "http"], [https, "request", "https"], [https, "get", "https"],
-  [http2, "connect", "http2"], [dgram, "createSocket", "dgram"],
-  [dns, "lookup", "dns"], [dns, "resolve", "dns"], [dns.promises, "lookup", "dns"], [dns.promises, "resolve", "dns"],
-]) {
-  wrapVolatile(mod, name, `it uses the network (${ns}.${name})`);
-}
-wrapVolatile(net.Socket.prototype, "connect", "it uses the network (net.Socket)");
 for (const n of ["cpSync", "cp", "globSync", "glob"]) wrapVolatile(fs, n, `it reads files vx cannot follow (fs.${n})`);
 for (const n of ["cp", "glob"]) wrapVolatile(promises, n, `it reads files vx cannot follow (fs.promises.${n})`);
-if (typeof workerThreads.Worker === "function") {
-  const W = workerThreads.Worker;
-  workerThreads.Worker = class Worker extends W {
-    constructor(...args) {
-      volatile ||= "it starts a worker thread (worker_threads.Worker)";
-      super(...args);
-    }
-  };
+// The network and thread modules are loaded, to be watched, only when a
+// bundle imports one of them (loading them all costs every evaluation).
+const lazy = ["net", "http", "https", "http2", "tls", "dgram", "dns", "worker_threads"];
+const imported = new Set((manifest.externals || []).map((e) => e.replace(/^node:/, "").split("/")[0]));
+if (lazy.some((m) => imported.has(m))) {
+  const [net, http, https, http2, tls, dgram, dns, workerThreads] = (
+    await Promise.all(lazy.map((m) => import("node:" + m)))
+  ).map((m) => m.default);
+  watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads);
+}
+function watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads) {
+  for (const [mod, name, ns] of [
+    [net, "connect", "net"], [net, "createConnection", "net"], [tls, "connect", "tls"],
+    [http, "request", "http"], [http, "get", "http"], [https, "request", "https"], [https, "get", "https"],
+    [http2, "connect", "http2"], [dgram, "createSocket", "dgram"],
+    [dns, "lookup", "dns"], [dns, "resolve", "dns"], [dns.promises, "lookup", "dns"], [dns.promises, "resolve", "dns"],
+  ]) {
+    wrapVolatile(mod, name, `it uses the network (${ns}.${name})`);
+  }
+  wrapVolatile(net.Socket.prototype, "connect", "it uses the network (net.Socket)");
+  if (typeof workerThreads.Worker === "function") {
+    const W = workerThreads.Worker;
+    workerThreads.Worker = class Worker extends W {
+      constructor(...args) {
+        volatile ||= "it starts a worker thread (worker_threads.Worker)";
+        super(...args);
+      }
+    };
+  }
 }
 syncBuiltinESMExports();
 

@@ -347,6 +347,43 @@ export default { tasks: { a: { env: { define: { V } } } } };
 	}
 }
 
+// TestEvaluateNetworkImportedOnce: the network modules are watched when a
+// bundle imports one, by an ES import of its own or a bundled package's
+// require; a config that imports none does not load them.
+func TestEvaluateNetworkImportedOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"one ES import", map[string]string{"vx.config.mjs": `import https from "node:https";
+await new Promise((r) => https.get("https://127.0.0.1:1/").on("error", r));
+export default { tasks: {} };`}, "it uses the network (https.get)"},
+		{"a bundled package's require", map[string]string{
+			"node_modules/netpkg/package.json": `{"name": "netpkg", "main": "index.js"}`,
+			"node_modules/netpkg/index.js":     `const net = require("net"); module.exports = () => new Promise((r) => net.connect(1, "127.0.0.1").on("error", r));`,
+			"vx.config.mjs":                    `import probe from "netpkg"; await probe(); export default { tasks: {} };`}, "it uses the network (net.connect)"},
+		{"none", map[string]string{"vx.config.mjs": `export default { tasks: { a: { env: { define: { N: String(process.moduleLoadList?.some((m) => m.includes("http2")) ?? false) } } } } };`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resp, _, stderr := evaluateCase(t, evalCase{files: tc.files, entries: []string{"vx.config.mjs"}})
+			if resp.Error != nil {
+				t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+			}
+			if resp.Volatile != tc.want {
+				t.Errorf("volatile = %q, want %q", resp.Volatile, tc.want)
+			}
+			if tc.want == "" {
+				if got := result(t, resp, 0)["tasks"].(map[string]any)["a"].(map[string]any)["env"].(map[string]any)["define"].(map[string]any)["N"]; got != "false" {
+					t.Errorf("node:http2 was loaded for a config that imports no network module (%v)", got)
+				}
+			}
+		})
+	}
+}
+
 // TestEvaluateImports: presets are plain modules: a relative import, a
 // workspace project by name (TypeScript source, not installed), an npm
 // package in node_modules (CommonJS, requiring node's modules), JSON; and
