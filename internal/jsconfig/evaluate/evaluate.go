@@ -10,6 +10,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -167,9 +168,24 @@ func (b *bundler) build(dir string) ([]string, []*sourceMap, *wire.Error) {
 		if err := os.WriteFile(f.Path, f.Contents, 0o644); err != nil {
 			return nil, nil, &wire.Error{Msg: err.Error()}
 		}
+		if computedImport.Match(f.Contents) {
+			// import(x) or require(x) of a name esbuild cannot see: it may
+			// be any of node's modules.
+			b.mu.Lock()
+			if b.externals == nil {
+				b.externals = map[string]bool{}
+			}
+			b.externals["*"] = true
+			b.mu.Unlock()
+		}
 	}
 	return bundles, maps, nil
 }
+
+// computedImport finds an import() or require() whose argument is not a
+// string literal (a comment that mentions one counts too: it only costs
+// loading the network modules).
+var computedImport = regexp.MustCompile("\\b(import|require)\\(\\s*[^\"'`\\s)]")
 
 // buildError turns esbuild's first error into vx's, positioned in the
 // source (esbuild counts columns in bytes, vx in characters).

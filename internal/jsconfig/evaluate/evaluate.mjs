@@ -371,11 +371,25 @@ for (const n of ["cp", "glob"]) wrapVolatile(promises, n, `it reads files vx can
 // bundle imports one of them (loading them all costs every evaluation).
 const lazy = ["net", "http", "https", "http2", "tls", "dgram", "dns", "worker_threads"];
 const imported = new Set((manifest.externals || []).map((e) => e.replace(/^node:/, "").split("/")[0]));
-if (lazy.some((m) => imported.has(m))) {
+let networkWatched = false;
+if (imported.has("*") || lazy.some((m) => imported.has(m))) {
+  networkWatched = true;
   const [net, http, https, http2, tls, dgram, dns, workerThreads] = (
     await Promise.all(lazy.map((m) => import("node:" + m)))
   ).map((m) => m.default);
   watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads);
+}
+// process.getBuiltinModule (Node.js 22.3) reaches them without an import.
+if (typeof process.getBuiltinModule === "function") {
+  const get = process.getBuiltinModule;
+  process.getBuiltinModule = function getBuiltinModule(id) {
+    if (!networkWatched && typeof id === "string" && lazy.includes(id.replace(/^node:/, "").split("/")[0])) {
+      networkWatched = true;
+      watchNetwork(...lazy.map((m) => get.call(process, "node:" + m)));
+      syncBuiltinESMExports();
+    }
+    return get.call(process, id);
+  };
 }
 function watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads) {
   for (const [mod, name, ns] of [

@@ -364,6 +364,10 @@ export default { tasks: {} };`}, "it uses the network (https.get)"},
 			"node_modules/netpkg/package.json": `{"name": "netpkg", "main": "index.js"}`,
 			"node_modules/netpkg/index.js":     `const net = require("net"); module.exports = () => new Promise((r) => net.connect(1, "127.0.0.1").on("error", r));`,
 			"vx.config.mjs":                    `import probe from "netpkg"; await probe(); export default { tasks: {} };`}, "it uses the network (net.connect)"},
+		{"a computed import", map[string]string{"vx.config.mjs": `const name = ["node", "dgram"].join(":");
+const dgram = (await import(name)).default;
+dgram.createSocket("udp4").close();
+export default { tasks: {} };`}, "it uses the network (dgram.createSocket)"},
 		{"none", map[string]string{"vx.config.mjs": `export default { tasks: { a: { env: { define: { N: String(process.moduleLoadList?.some((m) => m.includes("http2")) ?? false) } } } } };`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
