@@ -24,6 +24,9 @@ func registerHelper(name string, fn func(args []string) int) {
 // TestMain runs the registered helper named by helperEnv instead of the
 // tests when the binary was started as a child by a test.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == TraceShimArg {
+		os.Exit(RunTraceShim(os.Args[2:], os.Environ()))
+	}
 	if name, ok := os.LookupEnv(helperEnv); ok {
 		fn, found := helpers[name]
 		if !found {

@@ -57,6 +57,13 @@ type Spec struct {
 	// Shells, when not nil, remembers the files checked while looking for
 	// the shell; a run shares one across its tasks (see [ShellCache]).
 	Shells *ShellCache
+	// TraceShim, when not empty, traces the task: it is the path of a
+	// program that calls [RunTraceShim] when its first argument is
+	// [TraceShimArg] (vx itself), through which the task's program is
+	// started so that every process of its tree is observed, and
+	// [Result.Trace] says what they did with files. Linux (amd64, arm64)
+	// only: elsewhere Start returns [ErrTraceUnsupported].
+	TraceShim string
 }
 
 // A ShellCache remembers, for each file [Resolve] checked while looking for
@@ -130,6 +137,9 @@ type Result struct {
 	// task which tried to use a terminal it does not own (not a
 	// Foreground task): vx ended its tree rather than wait forever (Linux).
 	TerminalStop string
+	// Trace is what the tree did with files, for a traced Spec; nil
+	// otherwise.
+	Trace *Trace
 }
 
 // Process is a running task: its shell and everything the shell starts,
@@ -165,6 +175,8 @@ type Process struct {
 	// terminalStop names the signal (SIGTTIN, SIGTTOU) that stopped a
 	// task that does not own the terminal, when its tree was ended for it.
 	terminalStop string
+
+	tracer *tracer // the supervisor of a traced task, or nil
 
 	once   sync.Once
 	result Result
@@ -280,6 +292,12 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		p.closeAll()
 		return nil, fmt.Errorf("exec: start %q: %w", spec.what(), err)
 	}
+	if spec.TraceShim != "" {
+		if err := p.traceSetup(spec); err != nil {
+			p.closeAll()
+			return nil, err
+		}
+	}
 	if err := p.startOS(spec); err != nil {
 		p.closeAll()
 		return nil, fmt.Errorf("exec: start %q in %q: %w", spec.what(), spec.Dir, err)
@@ -288,6 +306,13 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		f.Close()
 	}
 	p.closers = nil
+	if p.tracer != nil {
+		if err := p.tracer.begin(); err != nil {
+			p.Kill()
+			p.Wait()
+			return nil, err
+		}
+	}
 	if p.stdinW != nil {
 		go func(w *os.File, r io.Reader) {
 			io.Copy(w, r) // an error means the child stopped reading
@@ -563,16 +588,21 @@ func (p *Process) wait() (Result, error) {
 		p.stdinW.Close()
 	}
 
-	if state == nil {
-		return Result{ExitCode: -1}, fmt.Errorf("exec: wait: %w", werr)
+	var trace *Trace
+	if p.tracer != nil {
+		trace = p.tracer.end()
 	}
+	if state == nil {
+		return Result{ExitCode: -1, Trace: trace}, fmt.Errorf("exec: wait: %w", werr)
+	}
+	res := exitResult(state, killed)
+	res.Trace = trace
 	var exitErr *osexec.ExitError
 	if werr != nil && !errors.As(werr, &exitErr) {
-		return exitResult(state, killed), fmt.Errorf("exec: wait: %w", werr)
+		return res, fmt.Errorf("exec: wait: %w", werr)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	res := exitResult(state, killed)
 	res.TerminalStop = p.terminalStop
 	return res, p.copyErr
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -252,8 +253,13 @@ func TestCacheRestoresExactly(t *testing.T) {
 	if a, _ := w.runs(); a != 1 {
 		t.Fatalf("a ran %d times, want 1 (the second run must hit)\n%s", a, second.stderr)
 	}
-	if second.stdout != first.stdout || second.stderr != first.stderr {
-		t.Errorf("logs not replayed exactly:\nfirst:  %q %q\nsecond: %q %q", first.stdout, first.stderr, second.stdout, second.stderr)
+	// The hit says so, one line before the replayed logs.
+	hitLine := regexp.MustCompile(`\Avx: a#build: cache hit, replaying logs [0-9a-f]{16}\n`)
+	if !hitLine.MatchString(second.stderr) {
+		t.Errorf("the hit does not say so first: %q", second.stderr)
+	}
+	if replayed := hitLine.ReplaceAllString(second.stderr, ""); second.stdout != first.stdout || replayed != first.stderr {
+		t.Errorf("logs not replayed exactly:\nfirst:  %q %q\nsecond: %q %q", first.stdout, first.stderr, second.stdout, replayed)
 	}
 	if _, err := os.Lstat(filepath.Join(w.root, "packages/a/dist/stale.txt")); err == nil {
 		t.Error("dist/stale.txt, which the entry does not hold, is still there")

@@ -34,6 +34,9 @@ func run() int {
 	if len(os.Args) == 2 && os.Args[1] == watchdogArg {
 		return exec.RunWatchdog(os.Stdin)
 	}
+	if len(os.Args) > 2 && os.Args[1] == exec.TraceShimArg {
+		return exec.RunTraceShim(os.Args[2:], os.Environ())
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vx: cannot read the working directory: %v\n", err)

@@ -130,3 +130,64 @@ func TestEnvKeyAcrossMachines(t *testing.T) {
 		t.Error("another value makes the same key")
 	}
 }
+
+// TestArgsNeverInClear: the arguments after -- (vx run build --
+// --password=...) are treated as the declared values are: a changed one
+// misses, and no command (the run with --summary, --profile and
+// --explain-misses, the dry runs, vx why) prints one, nor any file of the
+// store or report holds one or its plain SHA-256.
+func TestArgsNeverInClear(t *testing.T) {
+	w := newCacheWS(t, true)
+	values := []string{"--password=vxarg-493817", "--password=vxarg-changed-5521"}
+	out := map[string]string{}
+	files := filepath.Join(t.TempDir(), "reports")
+	if err := os.MkdirAll(files, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	do := func(args ...string) {
+		t.Helper()
+		r := w.vx(nil, args...)
+		if r.code > 1 {
+			t.Fatalf("vx %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+		out["vx "+strings.Join(args, " ")] = r.stdout + r.stderr
+	}
+	do("run", "build", "--filter", "a", "--explain-misses", "--summary", filepath.Join(files, "summary1.json"), "--profile", filepath.Join(files, "profile1.json"), "--", values[0])
+	do("run", "build", "--filter", "a", "--explain-misses", "--summary", filepath.Join(files, "summary2.json"), "--profile", filepath.Join(files, "profile2.json"), "--", values[1])
+	if a, _ := w.runs(); a != 2 {
+		t.Fatalf("a#build ran %d times, want 2: the changed argument must miss", a)
+	}
+	do("run", "build", "--filter", "a", "--", values[1])
+	if a, _ := w.runs(); a != 2 {
+		t.Fatalf("a#build ran %d times, want 2: the same argument must hit", a)
+	}
+	for _, v := range values {
+		do("run", "build", "--filter", "a", "--dry-run", "--", v)
+		do("run", "build", "--filter", "a", "--dry-run=json", "--", v)
+		do("why", "a#build", "--", v)
+		do("why", "a#build", "--json", "--", v)
+		do("run", "build", "--filter", "a", "--summary", "json", "--explain-misses", "--", v)
+	}
+	find := func(where string, data []byte) {
+		for _, v := range values {
+			sum := sha256.Sum256([]byte(v))
+			for _, form := range []string{strings.TrimPrefix(v, "--password="), hex.EncodeToString(sum[:])} {
+				if strings.Contains(string(data), form) {
+					t.Errorf("%s holds %q (the argument %q)", where, form, v)
+				}
+			}
+		}
+	}
+	for cmd, o := range out {
+		find(cmd, []byte(o))
+	}
+	for _, dir := range []string{w.store, files, filepath.Join(w.root, "node_modules", ".cache")} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				data, _ := os.ReadFile(p)
+				find(p, data)
+			}
+			return nil
+		})
+	}
+}

@@ -9,14 +9,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	osexec "os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -83,15 +84,14 @@ type Cache struct {
 	snapErr  error
 
 	mu         sync.Mutex
-	prefetched sync.Map              // action hash → *prefetch
-	nodes      map[string]*nodeProbe // node program (symbolic links resolved) → its version
-	extras     map[string]hashed     // files outside the snapshot, read once per run
-	walks      walks                 // the directories looked at for ignored input files
-	nodeDirs   map[string]string     // PATH directory → the node in it, or ""
+	prefetched sync.Map          // action hash → *prefetch
+	extras     map[string]hashed // files outside the snapshot, read once per run
+	walks      walks             // the directories looked at for ignored input files
 	hits       int
 	misses     int
 	stored     int
 	warned     map[string]bool
+	inputGlobs map[string]bool // input globs warned of as matching nothing
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.
@@ -151,7 +151,7 @@ func New(o Options) (*Cache, error) {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	c := &Cache{opts: o, store: st, envKey: ek, nodes: map[string]*nodeProbe{}, warned: map[string]bool{}, ctx: o.Context,
+	c := &Cache{opts: o, store: st, envKey: ek, warned: map[string]bool{}, ctx: o.Context,
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
 	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
@@ -239,95 +239,26 @@ func (c *Cache) warn(format string, args ...any) {
 	fmt.Fprintf(c.opts.Warn, "vx: %s\n", msg)
 }
 
-// NodeVersion returns the version of the node program found in env's PATH
-// ("v22.3.0"), or "" when there is none. It runs node --version once per
-// node binary: the answer is kept in the memo by the binary's size, time
-// and inode.
-func (c *Cache) NodeVersion(env []string) string {
-	path := c.findNode(env)
-	if path == "" {
-		return ""
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		real = path
-	}
-	// Once per program and run, however many tasks ask at once.
-	c.mu.Lock()
-	p, ok := c.nodes[real]
-	if !ok {
-		p = &nodeProbe{}
-		c.nodes[real] = p
-	}
-	c.mu.Unlock()
-	p.once.Do(func() { p.version = c.probeNode(path, real, env) })
-	return p.version
+// NodeMemo returns the memo in which a [nodeprog.Finder] keeps the
+// versions of the node programs it found, across runs: in the store's
+// memo, beside the files' hashes, under the program's identity.
+func (c *Cache) NodeMemo() nodeprog.Memo { return nodeMemo{c.sc.memo} }
+
+type nodeMemo struct{ m *memo }
+
+// nodeMemoKey is the memo's key of p's version: the program's path (the
+// memo forgets the entry when the program is gone) and its identity.
+func nodeMemoKey(p nodeprog.Program) string {
+	return nodeVersionKey + p.Real + nodeIDSep + p.ID
 }
 
-// nodeProbe is the version of one node program, asked once per run.
-type nodeProbe struct {
-	once    sync.Once
-	version string
+func (n nodeMemo) NodeVersion(p nodeprog.Program) (string, bool) {
+	e, ok := n.m.get(nodeMemoKey(p))
+	return e.st.id, ok && e.st.id != ""
 }
 
-// probeNode returns the version of the node program at path (real once
-// symbolic links are resolved): from the memo when the program is the one
-// it recorded, else from node --version.
-func (c *Cache) probeNode(path, real string, env []string) string {
-	fi, err := lstat(real)
-	if err != nil {
-		return ""
-	}
-	mkey := memoKeyOf(fi, false)
-	if e, ok := c.sc.memo.get(nodeVersionKey + real); ok && e.memoKey == mkey {
-		return e.st.id
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, path, "--version")
-	cmd.Env = env
-	out, err := cmd.Output()
-	if err != nil {
-		return "unknown"
-	}
-	v := strings.TrimSpace(string(out))
-	c.sc.memo.put(nodeVersionKey+real, memoEntry{memoKey: mkey, st: fileState{id: v}})
-	return v
-}
-
-// findNode looks node up in env's PATH as exec.LookPath does, one
-// directory at a time, remembering each directory's answer: the tasks of a
-// run share most of their PATH.
-func (c *Cache) findNode(env []string) string {
-	pathVal, _ := exec.LookupEnv(env, "PATH", c.opts.GOOS)
-	pathext, hasExt := exec.LookupEnv(env, "PATHEXT", c.opts.GOOS)
-	for _, dir := range filepath.SplitList(pathVal) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue // exec.LookPath refuses relative entries too
-		}
-		c.mu.Lock()
-		found, seen := c.nodeDirs[dir]
-		c.mu.Unlock()
-		if !seen {
-			one := []string{"PATH=" + dir}
-			if hasExt {
-				one = append(one, "PATHEXT="+pathext)
-			}
-			if p, err := exec.LookPath("node", one); err == nil {
-				found = p
-			}
-			c.mu.Lock()
-			if c.nodeDirs == nil {
-				c.nodeDirs = map[string]string{}
-			}
-			c.nodeDirs[dir] = found
-			c.mu.Unlock()
-		}
-		if found != "" {
-			return found
-		}
-	}
-	return ""
+func (n nodeMemo) SetNodeVersion(p nodeprog.Program, v string) {
+	n.m.put(nodeMemoKey(p), memoEntry{st: fileState{id: v}})
 }
 
 func (c *Cache) platform() []Property {
@@ -362,7 +293,74 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 		}
 		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; leave it out of the task's inputs (%s) and name the files it leads to (\"//<their directory>/**\"), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
 	}
+	c.warnUnmatchedInputs(t, files)
 	return Inputs{files, fileLines(files), snap}, nil
+}
+
+// warnUnmatchedInputs warns, once per glob and run, of an input glob of t
+// that matches none of its input files: a glob written from the root
+// without "//" ("packages/**/src/**" in turbo.json) matches nothing in the
+// project, and an edit of the files it meant would be a hit.
+func (c *Cache) warnUnmatchedInputs(t *TaskSpec, files []InputFile) {
+	for _, g := range compileGlobs(t.Inputs) {
+		if g.neg || g.pattern == "" || strings.Contains(g.pattern, "$TURBO_") {
+			continue // turbo's tokens ($TURBO_DEFAULT$) are not globs
+		}
+		raw := g.pattern
+		if g.root {
+			raw = "//" + raw
+		}
+		c.mu.Lock()
+		seen := c.inputGlobs[raw]
+		c.mu.Unlock()
+		if seen || globMatchesAny(g, t.RelDir, files) {
+			continue
+		}
+		c.mu.Lock()
+		first := !c.inputGlobs[raw]
+		if c.inputGlobs == nil {
+			c.inputGlobs = map[string]bool{}
+		}
+		c.inputGlobs[raw] = true
+		c.mu.Unlock()
+		if first {
+			c.warn("%s: inputs glob %q matches no file of the project%s", t.ID, raw, unmatchedInputHint(g, t.RelDir, files))
+		}
+	}
+}
+
+// globMatchesAny reports whether g matches one of files (from the root),
+// project-relative (dir) unless it is a root glob.
+func globMatchesAny(g glob, dir string, files []InputFile) bool {
+	for _, f := range files {
+		p := f.Path
+		if !g.root {
+			rel, in := projectRel(dir, f.Path)
+			if !in {
+				continue
+			}
+			p = rel
+		}
+		if ok, _ := doublestar.Match(g.pattern, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedInputHint says what an input glob that matched nothing may
+// mean: a glob written from the root, without "//".
+func unmatchedInputHint(g glob, dir string, files []InputFile) string {
+	if !g.root && dir != "." {
+		if globMatchesAny(glob{pattern: g.pattern, root: true}, dir, files) {
+			return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory; from the workspace's root it is %q", quote.Q(dir), "//"+g.pattern)
+		}
+		if !strings.Contains(g.pattern, "/") {
+			return fmt.Sprintf(" (%s): if it names a file the project may lack (.env.local), nothing is wrong; else check the task's inputs, which are relative to the project's directory (\"//\" for the workspace's root)", quote.Q(dir))
+		}
+		return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory, and one starting with \"//\" to the workspace's root; an edit of the files it meant would not change the key", quote.Q(dir))
+	}
+	return ": an edit of the files it meant would not change the key; check the task's inputs"
 }
 
 // linkedDir returns the first element of rel, a directory relative to
@@ -935,12 +933,19 @@ func noteInputs(root string, files []InputFile) []fileStat {
 }
 
 // writtenSince returns the first of k's input files whose metadata is not
-// what noted says (noteInputs), or "". A file skip names is not looked at.
-func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p string) bool) string {
+// what noted says (noteInputs) and whose content is not the key's any more
+// (same reads it again), or "". A file skip names is not looked at.
+//
+// Metadata alone would refuse a task that rewrites one of its inputs with
+// the same bytes (a generator whose output is committed) on every run; the
+// content is what the output was built from. What this cannot see is an
+// edit undone before the task ended: the task may have read the edit, and
+// the file holds the key's bytes again.
+func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p string) bool, same func(f InputFile) bool) string {
 	now := make([]fileStat, len(files))
 	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { now[i] = st })
 	for i, f := range files {
-		if now[i] != noted[i] && !skip(f.Path) {
+		if now[i] != noted[i] && !skip(f.Path) && !same(f) {
 			return f.Path
 		}
 	}
@@ -970,8 +975,8 @@ func (cp *Capture) Discard() {
 // Save stores the result of a task that exited 0: its outputs under the
 // project directory dir and the captured logs, under k. It does not store
 // when the task's inputs changed while it ran (a file was written since
-// NewCapture, even with the same content, or a file's content, or the list
-// of files, is not what k was computed from), nor
+// NewCapture with other content, or a file's content, or the list of
+// files, is not what k was computed from), nor
 // when an output cannot be kept safely (a symbolic link leaving the
 // project); it warns instead. With a remote, the upload continues in the
 // background.
@@ -1008,7 +1013,11 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		rel, in := projectRel(k.spec.RelDir, p)
 		return in && yours[rel]
 	}
-	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours); p != "" {
+	sameContent := func(f InputFile) bool {
+		st, ok, err := c.sc.hashOne(f.Path, len(f.ID) == 64, time.Now())
+		return ok && err == nil && !st.link && st.id == f.ID && st.exec == f.Exec
+	}
+	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours, sameContent); p != "" {
 		c.warn("%s: not cached: its inputs changed while it ran (%s changed)", k.spec.ID, p)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -506,8 +507,9 @@ func TestOutputsSkipTheStore(t *testing.T) {
 }
 
 // TestNodeVersionRemembered checks that the version of the node a task
-// finds is asked once, not at every run: the memo keeps it by the
-// program's size, time and inode, and asks again when the program changes.
+// finds is asked once, not at every run: the store's memo keeps it by the
+// program's identity (nodeprog), and it is asked again when the program
+// changes.
 func TestNodeVersionRemembered(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake node is a shell script")
@@ -531,7 +533,7 @@ func TestNodeVersionRemembered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := c.NodeVersion(env)
+		v := (&nodeprog.Finder{Memo: c.NodeMemo()}).Version(env, bin)
 		c.CloseReadOnly()
 		return v
 	}
@@ -561,11 +563,12 @@ func TestNodeVersionRemembered(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
+	f := &nodeprog.Finder{Memo: c.NodeMemo()}
 	for range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if v := c.NodeVersion(env); v != "v22.0.0" {
+			if v := f.Version(env, bin); v != "v22.0.0" {
 				t.Errorf("concurrent ask: %q", v)
 			}
 		}()

@@ -75,6 +75,25 @@ func (k *EnvKey) hash(name, value string) string {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
+// argName is the name an argument after -- is hashed under.
+const argName = "--"
+
+// hideArgs returns args each as ek hashes it.
+func hideArgs(ek *EnvKey, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = ek.hash(argName, a)
+	}
+	return out
+}
+
+// HideArg returns an argument after -- as the key holds it and as vx
+// shows it (the dry run, --summary): its hash with the secret of the
+// variables' values ("hmac-sha256:..."), so that a --password=... never
+// reaches the store, a remote cache or a report in plain text, and the key
+// still changes with it.
+func (c *Cache) HideArg(a string) string { return c.envKey.hash(argName, a) }
+
 // envKeyName is the file of the store that holds its EnvKey's secret.
 const envKeyName = "env-key"
 

@@ -22,9 +22,13 @@ var Lockfiles = []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.
 type TaskSpec struct {
 	ID     string // "<project>#<task>", for messages
 	RelDir string // the project's directory relative to the root, slash-separated; "." for the root
-	// Argv is the script followed by the arguments after --: no machine
-	// path (the shell's) is in it.
+	// Argv is the script (and the pre and post scripts): no machine path
+	// (the shell's) is in it.
 	Argv []string
+	// Args are the arguments after --: they follow Argv in the key's
+	// Command, each hashed with the secret of the variables' values
+	// ([Cache.HideArg]), never in plain text (a --password=...).
+	Args []string
 	// Env holds the variables of the task's environment that its key
 	// holds, with the values it holds (run decides which and how: the
 	// declared ones, the essentials that change what tools do, vx's task
@@ -41,7 +45,7 @@ type TaskSpec struct {
 	SourceDeps []string
 	Outputs    []string // vx.json "outputs"
 	Deps       []DepKey // the keys of the tasks it depends on
-	Node       string   // the version of the node in the task's PATH, "" when there is none
+	Node       string   // the version the task's node really runs (nodeprog: behind a shim, the one its pins choose), "" when there is none
 }
 
 // DepKey is the key of a task this one depends on.
@@ -367,7 +371,11 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property, ek
 		k.Env = append(k.Env, Property{Name: e.Name, Value: ek.hash(e.Name, e.Value)})
 	}
 	sort.Slice(k.Env, func(i, j int) bool { return k.Env[i].Name < k.Env[j].Name })
-	cmd := &Command{Arguments: t.Argv, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: canonicalGlobs(t.Outputs)}
+	args := t.Argv
+	if len(t.Args) > 0 {
+		args = append(append(make([]string, 0, len(t.Argv)+len(t.Args)), t.Argv...), hideArgs(ek, t.Args)...)
+	}
+	cmd := &Command{Arguments: args, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: canonicalGlobs(t.Outputs)}
 	if t.RelDir == "." {
 		cmd.WorkingDirectory = ""
 	}

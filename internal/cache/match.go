@@ -143,3 +143,15 @@ func OutputsDigest(outputs []string, dir, store string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// OutputsMatcher returns whether a path (slash-separated, from the root)
+// is one of the outputs that the globs outputs of the project at relDir
+// match, by the rules a store collects them: what a trace of a task
+// compares the files it wrote with.
+func OutputsMatcher(outputs []string, relDir string) func(p string) bool {
+	gl := compileGlobs(outputs)
+	return func(p string) bool {
+		rel, in := projectRel(relDir, p)
+		return in && len(gl) > 0 && gl.match(p, rel, true)
+	}
+}

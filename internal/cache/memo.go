@@ -142,10 +142,13 @@ const (
 	memoMagicProduced = "vxmemo2\x00" // read for its records of outputs only
 )
 
-// nodeVersionKey followed by the path of a node program is the memo's key
-// for its version (the memo's keys are otherwise absolute paths, which
-// never start so).
-const nodeVersionKey = "node-version:"
+// nodeVersionKey followed by the path of a node program, nodeIDSep and
+// its identity ([nodeprog.Program.ID]) is the memo's key for its version
+// (the memo's keys are otherwise absolute paths, which never start so).
+const (
+	nodeVersionKey = "node-version:"
+	nodeIDSep      = "\x01"
+)
 
 func (m *memo) get(abs string) (memoEntry, bool) {
 	if m == nil {
@@ -232,7 +235,10 @@ func (m *memo) save(tmpDir string) error {
 		b.WriteByte(0)
 	}
 	for p, e := range m.entries {
-		file, _ := strings.CutPrefix(p, nodeVersionKey) // a program's version: the program
+		file, isNode := strings.CutPrefix(p, nodeVersionKey) // a program's version: the program
+		if isNode {
+			file, _, _ = strings.Cut(file, nodeIDSep)
+		}
 		if _, err := os.Lstat(file); err != nil {
 			continue // forget files that are gone
 		}

@@ -99,6 +99,7 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 		}
 	}
 	s.pruneLast()
+	s.pruneTraced()
 	s.eachTempFile(func(p string, fi fs.FileInfo) {
 		if now.Sub(fi.ModTime()) > o.Grace {
 			os.Remove(p)

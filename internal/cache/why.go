@@ -37,6 +37,11 @@ type Why struct {
 	Previous *Previous `json:"previous"`
 	Reason   string    `json:"reason"` // one line
 	Changes  []Change  `json:"changes"`
+	// TracedChanged, for a hit, are the files (from the root) that a
+	// traced run of the entry (vx run --trace) read outside its key and
+	// that changed since: the key cannot see them, so the hit may be
+	// wrong.
+	TracedChanged []string `json:"tracedChanged,omitempty"`
 }
 
 // Previous is the key a [Why] compares with.
@@ -110,7 +115,7 @@ func (c *Cache) NewExplainer(depKey func(id string) *Key) *Explainer {
 // Why is [Cache.Why], each comparison once in x's answers.
 func (x *Explainer) Why(k *Key) *Why {
 	if x.c.Has(k) {
-		return &Why{ID: k.spec.ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}}
+		return &Why{ID: k.spec.ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}, TracedChanged: x.c.TracedChanged(k)}
 	}
 	return x.explainMiss(k)
 }

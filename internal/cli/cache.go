@@ -103,7 +103,7 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		return nil, nil
 	}
 	tc := &run.TaskCache{C: c, WS: ws, Parent: p.Environ, Args: a.after, GOOS: p.GOOS}
-	tc.Start(g.Nodes)
+	tc.Start(g.KeyedNodes())
 	return tc, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,7 +186,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, cacheCmd, completionCmd}
+	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, initCmd, cacheCmd, completionCmd}
 	runCmd.flags = append(append([]flagSpec{}, selectFlags...), runCmd.flags...)
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 	runCmd.flags = append(runCmd.flags, remoteFlags...)
@@ -324,6 +325,9 @@ var runCmd = &command{
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands, why it missed the cache) as JSON to the file, or to stdout after the run"},
 		{name: "explain-misses", kind: boolFlag, usage: "say on stderr, one line per task that missed the cache, what changed since its last entry (vx why explains further)"},
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},
+		{name: "output-logs", kind: stringFlag, arg: "<mode>", usage: "how much of each task's output to show: full, hash-only, new-only, errors-only or none (over each task's \"outputLogs\"; turbo's modes)"},
+		{name: "only", kind: boolFlag, usage: "run the named tasks without their dependencies' tasks"},
+		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 	},
 	run: runRun,
 }
@@ -338,6 +342,8 @@ type runFlags struct {
 	github      bool // fold grouped output into GitHub Actions groups
 	dry         bool // --dry-run: print the plan, run nothing
 	dryJSON     bool // --dry-run=json
+	outputLogs  string
+	trace       run.TraceMode
 }
 
 func runRun(p *Process, a *parsed) (int, error) {
@@ -431,6 +437,12 @@ func readRunFlags(p *Process, a *parsed) (runFlags, error) {
 		return f, usagef("--dry-run takes no value or =json, not %q", format)
 	}
 	f.dryJSON = f.dry && a.str("dry-run") == "json"
+	if f.outputLogs = a.str("output-logs"); a.set["output-logs"] && !slices.Contains(config.OutputLogModes, f.outputLogs) {
+		return f, usagef("--output-logs takes full, hash-only, new-only, errors-only or none, not %q", f.outputLogs)
+	}
+	if f.trace, err = traceMode(a); err != nil {
+		return f, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return f, err
@@ -458,6 +470,9 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if a.set["only"] {
+		g.Only()
+	}
 	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
 		return nil, nil, nil, err
 	}
@@ -473,7 +488,7 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 // dryRun prints the plan: each task's command, environment and cache key.
 func dryRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) (int, error) {
 	w := bufio.NewWriter(p.Stdout)
-	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after), g.Notes, tc, g.Base, f.dryJSON)
+	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after, tc), g.Notes, tc, g.Base, f.dryJSON)
 	if tc != nil {
 		tc.C.CloseReadOnly()
 	}
@@ -503,6 +518,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		}
 	}
 	if tc != nil {
+		tc.TraceStrict = f.trace == run.TraceStrict
 		tc.Explain = sum != nil || a.set["explain-misses"]
 		tc.LogMisses = a.set["explain-misses"]
 	}
@@ -534,8 +550,10 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		Kill:           p.Kill,
 
 		LogOrder:      f.logOrder,
+		OutputLogs:    f.outputLogs,
 		GitHubActions: f.github,
 		Observer:      prof.observer(),
+		Trace:         tracing(p, f.trace, ws, tc),
 	})
 	if tc != nil {
 		tc.Close()
@@ -616,6 +634,10 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 		}
 		return out
 	}
+	planned := map[string]bool{}
+	for _, t := range tasks {
+		planned[t.ID] = true
+	}
 	for i, t := range tasks {
 		fmt.Fprintf(w, "%d. %s\n   dir:     %s\n", i+1, quote.Name(t.ID), quote.Name(t.Dir))
 		if t.Pre != "" {
@@ -632,7 +654,13 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
 		}
 		if len(t.DependsOn) > 0 {
-			fmt.Fprintf(w, "   after:   %s\n", strings.Join(names(t.DependsOn), ", "))
+			after := names(t.DependsOn)
+			for j, d := range t.DependsOn {
+				if !planned[d] {
+					after[j] += " (not run: --only)"
+				}
+			}
+			fmt.Fprintf(w, "   after:   %s\n", strings.Join(after, ", "))
 		}
 		fmt.Fprintf(w, "   env:     %s\n", strings.Join(names(t.Env), " "))
 		if t.Error != "" {

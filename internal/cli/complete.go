@@ -240,6 +240,9 @@ func flagValues(p *Process, c *command, flag string) ([]candidate, bool) {
 		return []candidate{{"json", "the plan as JSON"}}, false
 	case "log-order":
 		return []candidate{{"grouped", "each task's output in one block when it ends"}, {"stream", "lines as they come, prefixed with the task"}}, false
+	case "output-logs":
+		return []candidate{{"full", "every task's output"}, {"hash-only", "only whether each task came from the cache, and its key"},
+			{"new-only", "the output of the tasks that ran"}, {"errors-only", "the output of the tasks that failed"}, {"none", "no task output"}}, false
 	case "summary":
 		return []candidate{{"json", "the summary as JSON on stdout"}}, true
 	case "cache-dir", "profile", "html":

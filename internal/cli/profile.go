@@ -45,7 +45,7 @@ func (o *profileOut) observer() run.Observer {
 
 func (o *profileOut) write(p *Process, out run.Outcome) error {
 	command := "vx"
-	for _, arg := range p.Args {
+	for _, arg := range hideAfterDashes(p.Args, nil) { // the arguments after -- never in clear
 		command += " " + quote.Name(arg)
 	}
 	err := o.prof.Write(o.file, out, command, Version)

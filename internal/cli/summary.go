@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/vxrun/vx/internal/cache"
@@ -80,9 +81,21 @@ type missReason struct {
 	Changes  []cache.Change  `json:"changes"`
 }
 
+// hideAfterDashes returns vx's command line args with the arguments after
+// "--" hidden as tc hides them ([run.HideArgs]).
+func hideAfterDashes(args []string, tc *run.TaskCache) []string {
+	out := append([]string{}, args...)
+	if i := slices.Index(out, "--"); i >= 0 {
+		out = append(out[:i+1], run.HideArgs(tc, out[i+1:])...)
+	}
+	return out
+}
+
 func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string, tc *run.TaskCache) error {
 	start, end := o.Start, o.Start.Add(o.Elapsed)
-	doc := runSummary{Version: Version, Args: p.Args, Root: root, Start: start, End: end, DurationMs: ms(o.Elapsed),
+	// The arguments after -- are hidden, in vx's command line too.
+	shown := run.HideArgs(tc, args)
+	doc := runSummary{Version: Version, Args: hideAfterDashes(p.Args, tc), Root: root, Start: start, End: end, DurationMs: ms(o.Elapsed),
 		ExitCode: o.Code(), Tasks: make([]taskSummary, 0, len(o.Tasks))}
 	if o.Signal != nil {
 		doc.Signal = run.SignalName(o.Signal)
@@ -93,7 +106,7 @@ func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string
 			Args: []string{}, Argv: tr.Argv, DependsOn: []string{}, Persistent: n.Config.Persistent,
 			Status: tr.Status, Signal: tr.Signal, Cache: tr.Cache}
 		if n.Target {
-			t.Args = append(t.Args, args...)
+			t.Args = append(t.Args, shown...)
 		}
 		if t.Argv == nil {
 			t.Argv = []string{}

@@ -107,6 +107,9 @@ func printWhy(w io.Writer, wy *cache.Why, indent string) {
 		return
 	case wy.Cache == "hit" && len(wy.Changes) == 0:
 		fmt.Fprintf(w, "%s%s: would hit (key %s)\n", indent, id, shortKey(wy.Key))
+		for _, p := range wy.TracedChanged {
+			fmt.Fprintf(w, "%s  read last time but not in the key: %s (changed since)\n", indent, quote.Q(p))
+		}
 		return
 	case wy.Cache == "hit":
 		// A dependency whose key changed since its dependent's entry, and

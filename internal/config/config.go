@@ -92,7 +92,18 @@ type Task struct {
 	Inputs []string
 	// NoCache is "cache": false: the task is never cached.
 	NoCache bool
+	// OutputLogs is how much of the task's output a run shows: one of
+	// [OutputLogModes], "" for the default ("full"). vx run's --output-logs
+	// wins over it.
+	OutputLogs string
 }
+
+// OutputLogModes are the values of "outputLogs" (and of vx run's
+// --output-logs), as turbo defines them: full (everything), hash-only
+// (only the line saying whether the task came from the cache, with its
+// key), new-only (the output of tasks that ran; a cached task's line
+// only), errors-only (the output of tasks that failed) and none.
+var OutputLogModes = []string{"full", "hash-only", "new-only", "errors-only", "none"}
 
 // Load reads <root>/vx.json. A missing file is an empty config (no tasks),
 // not an error; a directory named vx.json, an unreadable file or a root that
@@ -162,6 +173,7 @@ func (c *Config) TaskFor(project, task string) Task {
 		Outputs:     slices.Clone(t.Outputs),
 		Inputs:      cloneKeepEmpty(t.Inputs),
 		NoCache:     t.NoCache,
+		OutputLogs:  t.OutputLogs,
 	}
 }
 

@@ -411,8 +411,13 @@ var parseErrorCases = []struct {
 	},
 	{
 		name: "key from another tool",
+		in:   `{"tasks": {"build": {"executor": "nx:run-script"}}}`,
+		want: `vx.json:1:22: unknown key "executor" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs", "cache" and "outputLogs"`,
+	},
+	{
+		name: "turbo 1.x's outputMode",
 		in:   `{"tasks": {"build": {"outputMode": "full"}}}`,
-		want: `vx.json:1:22: unknown key "outputMode" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs" and "cache"`,
+		want: `vx.json:1:22: unknown key "outputMode" in task "build"; did you mean "outputLogs"?`,
 	},
 	{
 		name: "outputs is a string",
@@ -661,17 +666,27 @@ var parseErrorCases = []struct {
 	{
 		name: "passThrough star alone",
 		in:   `{"tasks": {"build": {"env": {"passThrough": ["*"]}}}}`,
-		want: `vx.json:1:46: invalid passThrough name "*" in task "build": "*" alone would pass vx's whole environment; list names or prefixes such as "NEXT_PUBLIC_*"`,
+		want: `vx.json:1:46: invalid passThrough name "*" in task "build": "*" alone would pass vx's whole environment; list names or patterns such as "NEXT_PUBLIC_*"`,
 	},
 	{
-		name: "passThrough star in the middle",
-		in:   `{"tasks": {"build": {"env": {"passThrough": ["NEXT_*_URL"]}}}}`,
-		want: `vx.json:1:46: invalid passThrough name "NEXT_*_URL" in task "build": "*" is allowed only at the end, as in "NEXT_PUBLIC_*"`,
+		name: "passThrough stars alone",
+		in:   `{"tasks": {"build": {"env": {"passThrough": ["A", "**"]}}}}`,
+		want: `vx.json:1:51: invalid passThrough name "**" in task "build": "*" alone would pass vx's whole environment; list names or patterns such as "NEXT_PUBLIC_*"`,
 	},
 	{
-		name: "passThrough two stars",
-		in:   `{"tasks": {"build": {"env": {"passThrough": ["A**"]}}}}`,
-		want: `vx.json:1:46: invalid passThrough name "A**" in task "build": "*" is allowed only at the end, as in "NEXT_PUBLIC_*"`,
+		name: "passThrough exclusion of nothing",
+		in:   `{"tasks": {"build": {"env": {"passThrough": ["!"]}}}}`,
+		want: `vx.json:1:46: invalid passThrough name "!" in task "build": "!" must be followed by a name or a pattern, as in "!NEXT_PUBLIC_SECRET"`,
+	},
+	{
+		name: "passThrough exclusion of everything",
+		in:   `{"tasks": {"build": {"env": {"passThrough": ["!*"]}}}}`,
+		want: `vx.json:1:46: invalid passThrough name "!*" in task "build": "!" must be followed by a name or a pattern, as in "!NEXT_PUBLIC_SECRET"`,
+	},
+	{
+		name: "outputLogs not a mode",
+		in:   `{"tasks": {"build": {"outputLogs": "quiet"}}}`,
+		want: `vx.json:1:36: invalid "outputLogs" of task "build": found "quiet"; it takes "full", "hash-only", "new-only", "errors-only" or "none"`,
 	},
 	{
 		name: "define name with =",

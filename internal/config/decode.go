@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 var (
 	topKeys  = []string{"tasks", "remoteCache", "$schema"}
 	rcKeys   = []string{"url", "instance"}
-	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache"}
+	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs"}
 	envKeys  = []string{"passThrough", "define"}
 )
 
@@ -173,6 +174,15 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				return t, errHint(m.val.off, hint, `"cache" of task %q must be true or false, found %s`, name, m.val.describe())
 			}
 			t.NoCache = !m.val.boolean
+		case "outputLogs":
+			if m.val.kind != kindString || !slices.Contains(OutputLogModes, m.val.str) {
+				found := m.val.describe()
+				if m.val.kind == kindString {
+					found = strconv.Quote(m.val.str)
+				}
+				return t, errHint(m.val.off, "it takes "+quotedOr(OutputLogModes), `invalid "outputLogs" of task %q: found %s`, name, found)
+			}
+			t.OutputLogs = m.val.str
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {
@@ -265,6 +275,15 @@ func quotedList(keys []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
+// quotedOr writes keys as "a", "b" or "c".
+func quotedOr(keys []string) string {
+	s := quotedList(keys)
+	if i := strings.LastIndex(s, " and "); i >= 0 {
+		s = s[:i] + " or " + s[i+5:]
+	}
+	return s
+}
+
 // stringList decodes an array of strings; an empty array is nil.
 func stringList(n *node, key, task string) ([]string, *syntaxError) {
 	if n.kind != kindArray {
@@ -354,11 +373,11 @@ func checkPassThrough(s string) string {
 	if reason := checkVarName(s); reason != "" {
 		return reason
 	}
-	if s == "*" {
-		return `"*" alone would pass vx's whole environment; list names or prefixes such as "NEXT_PUBLIC_*"`
+	if strings.Trim(s, "*") == "" {
+		return `"*" alone would pass vx's whole environment; list names or patterns such as "NEXT_PUBLIC_*"`
 	}
-	if i := strings.IndexByte(s, '*'); i >= 0 && i != len(s)-1 {
-		return `"*" is allowed only at the end, as in "NEXT_PUBLIC_*"`
+	if rest, ok := strings.CutPrefix(s, "!"); ok && (strings.Trim(rest, "*") == "" || strings.HasPrefix(strings.TrimLeft(rest, "*"), "!")) {
+		return `"!" must be followed by a name or a pattern, as in "!NEXT_PUBLIC_SECRET"`
 	}
 	return ""
 }

@@ -31,5 +31,14 @@
 // exec.ExpandPassThrough, with the rest of the environment's rules. The package reads nothing but the file: it never looks
 // at the process's own environment.
 //
-// The user-facing reference is docs/config.md.
+// [ParseTurbo] reads a Turborepo turbo.json (and the projects' own files
+// that extend it) into the same Config, for a workspace without a vx
+// config: turbo's keys become vx's (inputs' $TURBO_DEFAULT$ is "**",
+// $TURBO_ROOT$/ is "//", env and passThroughEnv are passThrough, the
+// global keys are added to every task), a key vx does not use is named
+// once in Turbo.Warnings, and what vx cannot honour (an output outside the
+// project) makes the task uncached rather than wrongly cached.
+// [Turbo.ConfigTS] writes the equivalent vx.config.ts (vx init).
+//
+// The user-facing references are docs/config.md and docs/from-turbo.md.
 package config

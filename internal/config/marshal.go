@@ -55,6 +55,9 @@ func (t Task) value() map[string]any {
 	if t.NoCache {
 		v["cache"] = false
 	}
+	if t.OutputLogs != "" {
+		v["outputLogs"] = t.OutputLogs
+	}
 	return v
 }
 

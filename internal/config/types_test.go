@@ -154,6 +154,9 @@ func schemaType(root map[string]any, prop any) string {
 		}
 		return ref
 	}
+	if _, ok := p["enum"]; ok {
+		return "OutputLogs" // the one enumeration: index.d.ts names it
+	}
 	switch p["type"] {
 	case "string", "boolean":
 		return p["type"].(string)
@@ -189,6 +192,7 @@ var samples = map[string][2]string{
 	"Record<string, Task>":   {`{"build": {}}`, `{"build": []}`},
 	"Task":                   {`{}`, `[]`},
 	"TaskEnv":                {`{"define": {}}`, `{"bogus": 1}`},
+	"OutputLogs":             {`"new-only"`, `"quiet"`},
 	"RemoteCache":            {`{"url": "grpc://x:1"}`, `{"bogus": 1}`},
 }
 

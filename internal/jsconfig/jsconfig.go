@@ -14,6 +14,7 @@ import (
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/diag"
+	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
 	"github.com/vxrun/vx/internal/quote"
 )
@@ -79,6 +80,9 @@ type Result struct {
 	// Memo says how the JavaScript configs were had: one of the Memo
 	// constants, or why they were evaluated and not remembered.
 	Memo string
+	// Turbo is the workspace's turbo.json, translated, when vx runs with it:
+	// there is no vx.json or vx.config.* at the root.
+	Turbo *config.Turbo
 }
 
 // Load reads the workspace's configuration: the root's vx.json or
@@ -125,7 +129,23 @@ func Load(o Options) (*Result, error) {
 		}
 	}
 	var root *config.Config
-	if len(rootFiles) == 1 && filepath.Base(rootFiles[0]) == config.FileName || len(rootFiles) == 0 {
+	if len(rootFiles) == 0 {
+		tr, files, err := LoadTurbo(o)
+		if err != nil {
+			return nil, err
+		}
+		if tr != nil {
+			for _, w := range tr.Warnings {
+				if o.Stderr != nil {
+					fmt.Fprintf(o.Stderr, "vx: %s\n", w)
+				}
+			}
+			res.Turbo = tr
+			res.Files = append(files, res.Files...)
+			root = tr.Config()
+		}
+	}
+	if root == nil && (len(rootFiles) == 1 && filepath.Base(rootFiles[0]) == config.FileName || len(rootFiles) == 0) {
 		if root, err = config.Load(o.Root); err != nil {
 			return nil, err
 		}
@@ -185,6 +205,60 @@ func sources(files []string, deps []wire.Dep) []config.Source {
 		}
 	}
 	return out
+}
+
+// LoadTurbo reads the root's turbo.json (or turbo.jsonc) and the projects'
+// own, when the root has one, whatever other config the root has (vx
+// init); nil when it has none. files are the files read, root's first.
+// Load uses it when the root has no vx config.
+func LoadTurbo(o Options) (*config.Turbo, []string, error) {
+	found, err := present(o.Root, config.TurboFileNames)
+	if err != nil || len(found) == 0 {
+		return nil, nil, err
+	}
+	if len(found) > 1 {
+		return nil, nil, &diag.Error{Path: found[0], Msg: "turbo.json and turbo.jsonc are both at the workspace root", Suggest: "keep one, as turbo wants"}
+	}
+	read := func(path, project string) (config.TurboFile, error) {
+		data, err := inputfile.Read(path)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return config.TurboFile{}, &diag.Error{Path: path, Msg: "cannot read", Err: err}
+		}
+		return config.TurboFile{Path: path, Data: data, Project: project}, nil
+	}
+	rootFile, err := read(found[0], "")
+	if err != nil {
+		return nil, nil, err
+	}
+	files := []string{found[0]}
+	var projects []config.TurboFile
+	for _, p := range o.Projects {
+		pf, err := present(p.Dir, config.TurboFileNames)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(pf) == 0 {
+			continue
+		}
+		if len(pf) > 1 {
+			return nil, nil, &diag.Error{Path: pf[0], Msg: fmt.Sprintf("turbo.json and turbo.jsonc are both in project %q", p.Name), Suggest: "keep one"}
+		}
+		f, err := read(pf[0], p.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		projects = append(projects, f)
+		files = append(files, pf[0])
+	}
+	tr, err := config.ParseTurbo(rootFile, projects)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tr, files, nil
 }
 
 // present returns which of names are in dir, as paths. Something of the

@@ -5,14 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 
-	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
+	"github.com/vxrun/vx/internal/nodeprog"
 )
 
 // The memo is one file, in the store beside the task cache
@@ -36,30 +36,24 @@ type memoFile struct {
 	Results  []wire.Result     `json:"results"`
 }
 
-// nodeID is a node program as vx finds it on PATH, told apart from
-// another (an upgrade) by its size and modification time, so that vx need
-// not run node --version to know.
+// nodeID is the node program the evaluation runs, as [nodeprog] finds it
+// in the evaluation's PATH from the workspace's root: its ID changes when
+// the program does, and, behind a version manager's shim, when the pins,
+// variables or defaults that choose its version do, so that vx need not
+// run node --version to know.
 type nodeID struct {
 	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtime"`
+	ID      string `json:"id"`
 	Version string `json:"version"`
 }
 
-// findNode looks node up in environ's PATH.
-func findNode(environ []string, goos string) (nodeID, error) {
-	p, err := exec.LookPath("node", environ)
-	if err != nil {
-		return nodeID{}, err
+// findNode finds the node an evaluation with environ in root runs.
+func findNode(environ []string, root, goos string) (nodeID, error) {
+	p, ok := (&nodeprog.Finder{GOOS: goos}).Find(environ, root)
+	if !ok {
+		return nodeID{}, errors.New("jsconfig: no node in PATH")
 	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nodeID{}, err
-	}
-	return nodeID{Path: p, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
+	return nodeID{Path: p.Path, ID: p.ID}, nil
 }
 
 // readMemo returns the memo at path when it is whole, else nil.
@@ -94,7 +88,7 @@ func (m *memoFile) holds(o Options, files []string, node nodeID) (bool, string) 
 		return false, "the config files changed"
 	case !maps.Equal(m.Packages, packages(o)):
 		return false, "the workspace's projects changed"
-	case m.Node.Path != node.Path || m.Node.Size != node.Size || m.Node.ModTime != node.ModTime:
+	case m.Node.Path != node.Path || m.Node.ID != node.ID:
 		return false, "node changed"
 	}
 	if d := wire.Changed(m.Deps, o.GOOS, o.Environ); d != nil {

@@ -23,7 +23,7 @@ import (
 // caller found it valid (unless the config did something vx cannot see
 // the inputs of) and returns how it was had (Result.Memo).
 func evaluated(o Options, files []string) (results []wire.Result, deps []wire.Dep, save func() string, err error) {
-	node, nodeErr := findNode(o.Environ, o.GOOS)
+	node, nodeErr := findNode(o.Environ, o.Root, o.GOOS)
 	if o.MemoFile != "" && !o.Fresh && nodeErr == nil {
 		if m := readMemo(o.MemoFile); m != nil && len(m.Results) == len(files) {
 			if ok, _ := m.holds(o, files, node); ok {

@@ -27,6 +27,10 @@ type TaskCache struct {
 	// changed since the task's last entry; LogMisses also says it on the
 	// cache's warning line, one line per missed task.
 	Explain, LogMisses bool
+	// TraceStrict (vx run --trace=strict): a hit on an entry whose traced
+	// run read files outside its key that changed since is a miss; without
+	// it, such a hit is restored with a warning.
+	TraceStrict bool
 
 	mu      sync.Mutex
 	status  map[*Node]string // "hit", "remote-hit" or "miss", for the run's record
@@ -60,6 +64,8 @@ func (tc *TaskCache) Start(nodes []*Node) {
 		scope = append(scope, &cache.TaskSpec{RelDir: n.Project.RelDir, Inputs: n.Config.Inputs, SourceDeps: sourceDirs(n)})
 	}
 	tc.C.Prepare(scope)
+	// A new run (vx watch's next batch too): node's pins are read anew.
+	nodeFinder(tc.WS, tc.GOOS).Reset(tc.C.NodeMemo())
 	var todo []*Node
 	var futs []*keyFuture
 	for _, n := range nodes {
@@ -148,27 +154,37 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 	if n.Target {
 		args = tc.Args
 	}
-	// The script and its arguments, without the shell's path (a machine
-	// path); the shell is the platform's (sh, or cmd.exe on Windows), and
-	// the platform is in the key.
-	argv := append([]string{n.Script}, args...)
+	// The script, without the shell's path (a machine path); the shell is
+	// the platform's (sh, or cmd.exe on Windows), and the platform is in
+	// the key. Its arguments follow, hashed (cache.TaskSpec.Args).
+	argv := []string{n.Script}
 	if n.Pre != "" || n.Post != "" {
 		// The pre and post scripts run in the task: part of its key.
 		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
 	}
-	// What the task sees of its environment, as the key holds it.
+	// What the task sees of its environment, as the key holds it (the
+	// node version in its user agent from the memo).
+	nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
 	env, keyEnv := taskEnviron(tc.WS, n, tc.Parent, tc.GOOS)
 	return &cache.TaskSpec{
 		ID:      n.ID,
 		RelDir:  n.Project.RelDir,
 		Argv:    argv,
+		Args:    args,
 		Env:     keyEnv,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
 		// The files of the workspace dependencies without the task.
 		SourceDeps: sourceDirs(n),
-		Node:       tc.C.NodeVersion(env),
+		Node:       tc.nodeVersion(env, n),
 	}
+}
+
+// nodeVersion returns the version of the node n runs with env: the one
+// its environment (npm_config_user_agent) was made with, remembered in the
+// cache's memo across runs.
+func (tc *TaskCache) nodeVersion(env []string, n *Node) string {
+	return nodeFinder(tc.WS, tc.GOOS).Version(env, n.Project.Dir)
 }
 
 // sourceDirs returns the directories of n's SourceDeps, from the root.
@@ -191,7 +207,11 @@ func sourceDirs(n *Node) []string {
 // It first takes n's lock (cache.LockTask), waiting while another vx in
 // the workspace looks up, restores, runs or stores the same task; a miss
 // keeps it until [TaskCache.after] has stored the result or given it up.
-func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer, io.Writer) {
+//
+// announce, when set, is told what the cache said before anything is
+// replayed ("hit", "remote-hit" or "miss", and the key's first 16 hex
+// digits); on a hit it returns where to replay the logs.
+func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer, announce func(status, key string) (io.Writer, io.Writer)) (bool, io.Writer, io.Writer) {
 	if !n.Cacheable {
 		return false, stdout, stderr
 	}
@@ -204,13 +224,20 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	if !ok {
 		return false, stdout, stderr // stopped while waiting: the task does not start
 	}
-	if h, ok := tc.C.Lookup(k); ok {
-		if tc.C.Restore(h, n.Project.Dir, stdout, stderr) == nil {
-			unlock()
-			st := "hit"
-			if h.Remote {
-				st = "remote-hit"
+	short := k.Action.Hash[:min(16, len(k.Action.Hash))]
+	if h, ok := tc.C.Lookup(k); ok && tc.tracedStillTrue(n, k) {
+		st := "hit"
+		if h.Remote {
+			st = "remote-hit"
+		}
+		replayOut, replayErr := stdout, stderr
+		if announce != nil {
+			if o, e := announce(st, short); o != nil {
+				replayOut, replayErr = o, e
 			}
+		}
+		if tc.C.Restore(h, n.Project.Dir, replayOut, replayErr) == nil {
+			unlock()
 			tc.setStatus(n, st)
 			return true, stdout, stderr
 		}
@@ -223,6 +250,9 @@ func (tc *TaskCache) before(n *Node, stdout, stderr io.Writer) (bool, io.Writer,
 	tc.mu.Unlock()
 	tc.C.CountMiss()
 	tc.setStatus(n, "miss")
+	if announce != nil {
+		announce("miss", short)
+	}
 	tc.C.RemoveLeftovers(k, n.Project.Dir)
 	if tc.Explain {
 		w := tc.C.ExplainMiss(k)
@@ -364,6 +394,27 @@ func (tc *TaskCache) after(n *Node, ok bool) {
 		defer unlock()
 		tc.C.Save(k, cp, n.Project.Dir)
 	}()
+}
+
+// tracedStillTrue checks a hit on k against what a traced run of its
+// entry read outside its key (vx run --trace): when one of those files
+// changed since, the hit may be wrong. It says so, and the hit is kept
+// (false only with TraceStrict).
+func (tc *TaskCache) tracedStillTrue(n *Node, k *cache.Key) bool {
+	changed := tc.C.TracedChanged(k)
+	if len(changed) == 0 {
+		return true
+	}
+	what := quote.Q(changed[0])
+	if len(changed) > 1 {
+		what += fmt.Sprintf(" and %d more", len(changed)-1)
+	}
+	if tc.TraceStrict {
+		tc.C.Warnf("%s: not restored from the cache: its traced run read %s outside its key, which changed since (--trace=strict); add it to its inputs", quote.Name(n.ID), what)
+		return false
+	}
+	tc.C.Warnf("%s: restored from the cache, but its traced run read %s outside its key, which changed since: add it to its inputs (%s), or run with --force", quote.Name(n.ID), what, quote.Q(inputLine(n, changed[0])))
+	return true
 }
 
 // Close waits for the results being stored and closes the cache. The

@@ -55,7 +55,7 @@ func NewGit(environ []string) Git {
 
 // globalFiles are the files at the workspace root whose change affects
 // every project: the root manifest, the lockfiles, the pnpm workspace file
-// (it holds catalogs and overrides) and vx's own config.
+// (it holds catalogs and overrides) and vx's own config (or turbo's).
 var globalFiles = map[string]bool{
 	"package.json":        true,
 	"pnpm-lock.yaml":      true,
@@ -66,6 +66,8 @@ var globalFiles = map[string]bool{
 	"bun.lockb":           true,
 	"pnpm-workspace.yaml": true,
 	"vx.json":             true,
+	"turbo.json":          true, // the config, when there is no vx config
+	"turbo.jsonc":         true,
 }
 
 // changes are the files that differ between a commit and the working tree

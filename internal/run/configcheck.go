@@ -18,7 +18,8 @@ import (
 // wbe, "web#biuld" when web has no such script. Such an entry is almost
 // always a typo, and the task it was meant for then runs with no
 // dependsOn and no cache; each warning says the closest name, as the
-// command line does. Turbo refuses the run; vx warns and runs, since a
+// command line does. An entry another one depends on is used (a transit
+// task, which has no script). Turbo refuses the run; vx warns and runs, since a
 // script may be added later (a branch, a generator).
 func UnusedEntries(ws *workspace.Workspace, cfg *config.Config) []*diag.Error {
 	if cfg == nil || len(cfg.Tasks) == 0 {
@@ -37,8 +38,23 @@ func UnusedEntries(ws *workspace.Workspace, cfg *config.Config) []*diag.Error {
 	}
 	sort.Strings(allScripts)
 	names = append(names, RootID)
+	// A task some entry depends on is used, scripts or not (turbo's
+	// transit tasks: "topo" with dependsOn ["^topo"]).
+	depended := map[string]bool{}
+	for _, t := range cfg.Tasks {
+		for _, d := range t.DependsOn {
+			d = strings.TrimPrefix(d, "^")
+			depended[d] = true
+			if _, task, ok := strings.Cut(d, "#"); ok {
+				depended[task] = true
+			}
+		}
+	}
 	keys := make([]string, 0, len(cfg.Tasks))
 	for k := range cfg.Tasks {
+		if name, task, ok := strings.Cut(k, "#"); depended[k] || ok && depended[task] && projectNamed(ws, name) != nil {
+			continue
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

@@ -2,10 +2,12 @@
 // asks for (the projects by pnpm's --filter selectors and --affected, in
 // filter.go; git changes, in changed.go, through git run as a subprocess)
 // and closes them over their dependsOn declarations into a
-// [Graph]; [Execute] runs that graph with a concurrency limit (persistent
+// [Graph] ([Graph.Only] leaves out the dependencies' tasks, not their keys); [Execute] runs that graph with a concurrency limit (persistent
 // tasks, which run until stopped, hold no slot; a run whose slots stay held
 // while tasks wait says so once), owns the output (direct for one task,
-// line-prefixed for several, streamed or grouped per task, and a summary),
+// line-prefixed for several, streamed or grouped per task, a line before
+// the replayed logs of each task from the cache, what each task's
+// --output-logs mode lets through (outputlogs.go), and a summary),
 // records what became of each task ([TaskRun], for `vx run --summary`) and
 // fans signals out to every running task's process tree.
 //

@@ -32,6 +32,10 @@ type Options struct {
 	// LogOrder lays out the output of a run of several tasks: LogStream
 	// (the default) or LogGrouped. A run of one task is always live.
 	LogOrder LogOrder
+	// OutputLogs, when set, is how much of every task's output the run
+	// shows (LogsFull, LogsHashOnly, LogsNewOnly, LogsErrorsOnly,
+	// LogsNone), over each task's "outputLogs"; see outputlogs.go.
+	OutputLogs string
 	// GitHubActions folds each grouped block into ::group:: / ::endgroup::
 	// workflow commands, except a failed task's.
 	GitHubActions bool
@@ -54,6 +58,11 @@ type Options struct {
 	// Observer, when set, is told when each task starts and ends
 	// (vx run --profile).
 	Observer Observer
+
+	// Trace, when set and not TraceOff, traces each cached task that runs
+	// and reports what it read outside its key and wrote outside its
+	// outputs (vx run --trace); TraceStrict fails the task for it.
+	Trace *Tracing
 }
 
 // An Observer is told when each task of a run starts and ends: started

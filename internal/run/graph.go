@@ -55,6 +55,41 @@ type Graph struct {
 	// config are the files the configuration was made from: vx watch
 	// watches them and plans again when one changes.
 	config *configSources
+	// Keyed are the tasks whose cache keys the run needs: Nodes and, after
+	// [Graph.Only], the dependencies left out, whose keys are still part
+	// of their dependents' keys. nil means Nodes.
+	Keyed []*Node
+}
+
+// Only leaves in g the tasks asked for on the command line (vx run
+// --only): their dependencies' tasks do not run, and a task waits only
+// for the tasks left in. Each task's Deps stay as they were, so that its
+// cache key is the one a whole run computes (its dependencies' keys
+// included): a task whose dependencies changed is a miss, not a hit on
+// outputs made from their old state.
+func (g *Graph) Only() {
+	g.Keyed = g.Nodes
+	var kept []*Node
+	for _, n := range g.Nodes {
+		if n.Target {
+			n.index = len(kept)
+			kept = append(kept, n)
+		}
+	}
+	g.Nodes = kept
+}
+
+// inGraph reports whether n is one of g's tasks.
+func (g *Graph) inGraph(n *Node) bool {
+	return n.index < len(g.Nodes) && g.Nodes[n.index] == n
+}
+
+// KeyedNodes are the tasks whose keys the run needs (see Keyed).
+func (g *Graph) KeyedNodes() []*Node {
+	if g.Keyed != nil {
+		return g.Keyed
+	}
+	return g.Nodes
 }
 
 // Selection says which tasks a `vx run` asks for.
@@ -287,6 +322,7 @@ type planner struct {
 	state map[*Node]int // 1 while on the stack, 2 when done
 	stack []*Node
 	order []*Node
+	roots *[]*workspace.Project // rootDeps, once computed
 }
 
 func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
@@ -398,10 +434,51 @@ func (p *planner) resolveDeps(n *Node) ([]taskRef, []*workspace.Project, error) 
 	sort.Slice(refs, func(i, j int) bool {
 		return TaskID(refs[i].proj, refs[i].task) < TaskID(refs[j].proj, refs[j].task)
 	})
-	// Two "^" entries can go through the same project.
+	// The root's workspace dependencies are read by every task (the
+	// root's eslint config imports @hono/eslint-config): their files are
+	// in every key, as turbo's root internal dependencies are in its hash.
+	for _, d := range p.rootDeps() {
+		if d != n.Project && !n.Project.IsRoot {
+			sources = append(sources, d)
+		}
+	}
+	// Two "^" entries (or one and the root) can go through the same project.
 	sort.Slice(sources, func(i, j int) bool { return sources[i].RelDir < sources[j].RelDir })
 	sources = slices.Compact(sources)
 	return refs, sources, nil
+}
+
+// rootDeps returns the workspace projects the root project depends on
+// (its package.json's dependencies, devDependencies, optionalDependencies
+// and peerDependencies, resolved as the package manager links them:
+// workspace.Project.Deps), and theirs, transitively; once per plan.
+func (p *planner) rootDeps() []*workspace.Project {
+	if p.roots != nil {
+		return *p.roots
+	}
+	var out []*workspace.Project
+	var root *workspace.Project
+	for _, proj := range p.ws.Projects {
+		if proj.IsRoot {
+			root = proj
+		}
+	}
+	if root != nil {
+		seen := map[*workspace.Project]bool{root: true}
+		var walk func(proj *workspace.Project)
+		walk = func(proj *workspace.Project) {
+			for _, d := range proj.Deps {
+				if !seen[d] {
+					seen[d] = true
+					out = append(out, d)
+					walk(d)
+				}
+			}
+		}
+		walk(root)
+	}
+	p.roots = &out
+	return out
 }
 
 func (p *planner) cycle(n *Node) error {

@@ -424,3 +424,43 @@ func TestPlanDuplicateNames(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanRootDeps: the workspace projects the root depends on (an eslint
+// config its own config imports), and theirs, are SourceDeps of every task
+// of the other projects, whatever their dependsOn; never of their own
+// tasks' projects. (The root's own tasks, whose default inputs are the
+// whole workspace, get none.)
+func TestPlanRootDeps(t *testing.T) {
+	ws := testWorkspace(t,
+		"root:eslint-config:lint",
+		"eslint-config:shared:lint",
+		"shared::lint",
+		"app:lib:lint,build",
+		"lib::lint,build",
+	)
+	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}, "lint": {}}}`)
+	g, err := Plan(ws, cfg, Selection{Tasks: []string{"lint", "build"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, n := range g.Nodes {
+		var dirs []string
+		for _, p := range n.SourceDeps {
+			dirs = append(dirs, p.RelDir)
+		}
+		got[n.ID] = dirs
+	}
+	both := []string{"packages/eslint-config", "packages/shared"}
+	want := map[string][]string{
+		"eslint-config#lint": {"packages/shared"},
+		"shared#lint":        {"packages/eslint-config"},
+		"app#lint":           both,
+		"app#build":          both,
+		"lib#lint":           both,
+		"lib#build":          both,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SourceDeps (-want +got):\n%s", diff)
+	}
+}

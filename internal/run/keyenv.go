@@ -6,6 +6,7 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -152,6 +153,17 @@ func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string)
 		UserAgent:      agent,
 		ExecPath:       execPath,
 	})
+	// The version of the node the task runs (in its PATH, from its
+	// directory: behind a version manager's shim, the one its pins
+	// choose), in the user agent.
+	if v := nodeFinder(ws, goos).Version(env, n.Project.Dir); v != "" && v != nodeprog.Unknown && agent != "" {
+		ua := "npm_config_user_agent=" + withNode(agent, v)
+		for i, kv := range env {
+			if name, _, _ := strings.Cut(kv, "="); exec.EnvNameKey(name, goos) == exec.EnvNameKey("npm_config_user_agent", goos) {
+				env[i] = ua
+			}
+		}
+	}
 	// What n declared, by key: define wins over passThrough, as in env.
 	declared := make(map[string]string, len(opts.PassThrough)+len(opts.Define))
 	for _, name := range opts.PassThrough {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -37,11 +38,10 @@ type pmKey struct {
 // <arch>" for pnpm, yarn and bun, where <os> and <arch> are Node's names
 // (linux, darwin, win32; x64, arm64, ia32). The version is the
 // "packageManager" field's, else the installed package manager's (its
-// package.json, found through PATH), else "?"; Node's version comes from
-// the user agent vx itself was given (vx started by npm or pnpm) or from
-// the path of the node found in PATH when it holds one (nvm, fnm, volta,
-// asdf lay node out so), else it is "?": vx does not start node to ask (it
-// would cost every run a process start).
+// package.json, found through PATH), else "?". Node's version here comes
+// from the user agent vx itself was given (vx started by npm or pnpm),
+// else it is "?"; [taskEnviron] puts in the version of the node the task
+// really runs ([nodeprog]) when its PATH has one.
 //
 // npm_execpath is the package manager's JavaScript entry point, as the
 // package manager itself sets it (npm-cli.js for npm, pnpm.cjs for pnpm,
@@ -198,32 +198,47 @@ func pmPackage(dir, name string) (entry, version string, ok bool) {
 	return entry, m.Version, true
 }
 
-var nodeInPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[/\\])v?(\d+\.\d+\.\d+)(?:[/\\]|$)`) })
-
 // agentNode finds Node's version in a user agent: "... node/v20.1.0 ...".
 var agentNode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^| )node/(v\d+\.\d+\.\d+)(?: |$)`) })
 
-// nodeVersion returns Node's version as "v20.1.0": from environ's own
-// npm_config_user_agent when vx was started by a package manager, else
-// from the path of the node in environ's PATH when it holds one (nvm, fnm,
-// volta, asdf), else "?".
+// nodeVersion returns Node's version as "v20.1.0" from environ's own
+// npm_config_user_agent when vx was started by a package manager, else "?".
 func nodeVersion(environ []string, goos string) string {
 	if ua, ok := exec.LookupEnv(environ, "npm_config_user_agent", goos); ok {
 		if m := agentNode().FindStringSubmatch(ua); m != nil {
 			return m[1]
 		}
 	}
-	p, err := exec.LookPath("node", environ)
-	if err != nil {
-		return "?"
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	if m := nodeInPath().FindStringSubmatch(p); m != nil {
-		return "v" + m[1]
-	}
 	return "?"
+}
+
+// withNode returns the user agent agent (pmVars's) with node's version v.
+func withNode(agent, v string) string {
+	pre, rest, ok := strings.Cut(agent, " node/")
+	if !ok {
+		return agent
+	}
+	_, post, _ := strings.Cut(rest, " ")
+	return pre + " node/" + v + " " + post
+}
+
+// nodeFinders holds one [nodeprog.Finder] per workspace and OS rules: the
+// node of every task's environment, found once per PATH directory, pin
+// files and identity.
+var nodeFinders sync.Map // nodeFinderKey -> *nodeprog.Finder
+
+type nodeFinderKey struct {
+	ws   *workspace.Workspace
+	goos string
+}
+
+func nodeFinder(ws *workspace.Workspace, goos string) *nodeprog.Finder {
+	k := nodeFinderKey{ws, goos}
+	if f, ok := nodeFinders.Load(k); ok {
+		return f.(*nodeprog.Finder)
+	}
+	f, _ := nodeFinders.LoadOrStore(k, &nodeprog.Finder{GOOS: goos})
+	return f.(*nodeprog.Finder)
 }
 
 // nodePlatform maps Go's GOOS and GOARCH to Node's process.platform and

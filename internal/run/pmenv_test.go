@@ -81,7 +81,8 @@ func TestPMVars(t *testing.T) {
 		execPath string // relative to prefix; "" for none
 	}{
 		{"npm", workspace.PackageManager{Name: "npm"}, []string{p("usr/bin", "nvm/versions/node/v20.20.2/bin")},
-			"npm/11.19.1 node/v20.20.2 linux " + arch + " workspaces/false", "usr/lib/node_modules/npm/bin/npm-cli.js"},
+			// node's version is not guessed from its path: taskEnviron asks the node the task runs (nodeprog)
+			"npm/11.19.1 node/? linux " + arch + " workspaces/false", "usr/lib/node_modules/npm/bin/npm-cli.js"},
 		{"pnpm from the field", workspace.PackageManager{Name: "pnpm", Version: "9.1.0"}, []string{p("usr/bin")},
 			"pnpm/9.1.0 npm/? node/? linux " + arch, "usr/lib/node_modules/pnpm/bin/pnpm.cjs"},
 		{"pnpm installed", workspace.PackageManager{Name: "pnpm"}, []string{p("usr/bin"), "npm_config_user_agent=npm/11.19.1 node/v22.1.0 linux x64 workspaces/false"},

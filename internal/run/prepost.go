@@ -101,6 +101,8 @@ type chain struct {
 	main  int      // index of the task's own script in specs
 	argv  []string // the main script's argv
 
+	trace *exec.Trace // what the scripts that ended did, when traced
+
 	mu      sync.Mutex
 	cur     *exec.Process
 	next    int  // index of cur in specs
@@ -124,6 +126,13 @@ func (c *chain) Wait() (exec.Result, error) {
 		p := c.cur
 		c.mu.Unlock()
 		res, err := p.Wait()
+		if res.Trace != nil {
+			if c.trace == nil {
+				c.trace = &exec.Trace{}
+			}
+			c.trace.Merge(res.Trace)
+			res.Trace = c.trace
+		}
 		c.mu.Lock()
 		if err != nil || res.ExitCode != 0 || res.Signal != "" || c.next+1 == len(c.specs) {
 			c.mu.Unlock()
@@ -132,7 +141,7 @@ func (c *chain) Wait() (exec.Result, error) {
 		if c.stopped || c.ctx.Err() != nil {
 			// Stopped between two scripts: the task did not finish.
 			c.mu.Unlock()
-			return exec.Result{ExitCode: StopCode(c.ctx)}, nil
+			return exec.Result{ExitCode: StopCode(c.ctx), Trace: c.trace}, nil
 		}
 		c.next++
 		np, err := exec.Start(c.ctx, c.specs[c.next])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	osexec "os/exec"
 	"sort"
 	"strconv"
@@ -54,6 +55,7 @@ type scheduler struct {
 	width            int
 	nullOut, nullErr bool // vx's stdout, stderr are the null device
 	blocks           []*block
+	logs             []taskLogs       // each task's shown streams and --output-logs mode
 	shells           *exec.ShellCache // files checked for the shell, once per run
 
 	// The graph's state, indexed by Node.index.
@@ -92,6 +94,7 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 		nullOut:    isNullDevice(opts.Stdout),
 		nullErr:    isNullDevice(opts.Stderr),
 		blocks:     make([]*block, len(g.Nodes)),
+		logs:       make([]taskLogs, len(g.Nodes)),
 		shells:     &exec.ShellCache{},
 		pending:    make([]int, len(g.Nodes)),
 		dependents: make([][]*Node, len(g.Nodes)),
@@ -118,9 +121,11 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 	}
 	s.width = prefixWidth(ids)
 	for _, n := range g.Nodes {
-		s.pending[n.index] = len(n.Deps)
 		for _, d := range n.Deps {
-			s.dependents[d.index] = append(s.dependents[d.index], n)
+			if g.inGraph(d) { // vx run --only leaves dependencies out
+				s.pending[n.index]++
+				s.dependents[d.index] = append(s.dependents[d.index], n)
+			}
 		}
 	}
 	for _, n := range g.Nodes {
@@ -169,10 +174,11 @@ func (s *scheduler) start(n *Node) {
 	}
 	s.out.Started++
 	s.out.Tasks[n.index].Start = time.Now()
+	shown := spec.Stderr // before the cache wraps it to keep the task's logs
 	if s.restore(n, &spec, closer) {
 		return
 	}
-	s.spawn(n, spec, closer)
+	s.spawn(n, spec, closer, shown)
 }
 
 // spec is what n's process gets: its script, directory and environment,
@@ -183,12 +189,16 @@ func (s *scheduler) start(n *Node) {
 func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 	opts := &s.opts
 	spec = exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: opts.Env(n), Grace: opts.Grace, Shells: s.shells}
+	if s.traced(n) {
+		spec.TraceShim = opts.Trace.Shim
+	}
 	if n.Target {
 		spec.Args = opts.Args
 	}
 	if s.single {
 		spec.Stdin, spec.Stdout, spec.Stderr = opts.Stdin, opts.Stdout, opts.Stderr
 		spec.Foreground = opts.Terminal
+		s.limitLogs(n, &spec, "vx: "+quote.Name(n.ID)+": ")
 		return spec, func() {}
 	}
 	prefix := taskPrefix(n.ID, s.width, n.index, opts.Color)
@@ -210,6 +220,7 @@ func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 			spec.Stderr = opts.Stderr
 		}
 	}
+	s.limitLogs(n, &spec, "")
 	return spec, func() { o.Close(); e.Close() }
 }
 
@@ -226,7 +237,7 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 		tr.Cache = "miss"
 	}
 	var hit bool
-	if hit, spec.Stdout, spec.Stderr = c.before(n, spec.Stdout, spec.Stderr); !hit {
+	if hit, spec.Stdout, spec.Stderr = c.before(n, spec.Stdout, spec.Stderr, s.logs[n.index].cacheLine); !hit {
 		return false
 	}
 	tr.Cache = "hit"
@@ -244,7 +255,7 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 // spawn starts n's scripts and a goroutine that waits for them. A task
 // that cannot start ends at once with exit code 127, unless the run was
 // stopped meanwhile: then it did not start.
-func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func()) {
+func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Writer) {
 	p, err := startScripts(s.ctx, n, spec)
 	if err != nil && s.ctx.Err() != nil {
 		s.out.Started--
@@ -262,9 +273,22 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func()) {
 	}
 	s.running[n] = p
 	s.out.Tasks[n.index].Argv = p.Argv()
+	if len(spec.Args) > 0 {
+		// The arguments after -- are shown hidden (HideArgs).
+		shown := spec
+		shown.Args = HideArgs(s.opts.Cache, spec.Args)
+		if _, argv, err := exec.Resolve(shown); err == nil {
+			s.out.Tasks[n.index].Argv = argv
+		}
+	}
 	s.started(n)
 	go func() {
 		res, err := p.Wait()
+		if res.Trace != nil {
+			// Reported where the task's output goes, not in its logs: a
+			// hit replays the logs, and the report is of this run.
+			s.checkTrace(n, &res, spec.Env, shown)
+		}
 		s.report(result{n: n, res: res, err: err, closer: closer, end: time.Now()})
 	}()
 }
@@ -346,8 +370,9 @@ func (s *scheduler) ended(r result) {
 		s.busy--
 	}
 	s.stall.stop() // a slot came free: the wait starts again
-	r.closer()
 	failed := r.err != nil || r.res.ExitCode != 0
+	s.logs[n.index].end(failed)
+	r.closer()
 	if b := s.blocks[n.index]; b != nil {
 		s.blocks[n.index] = nil
 		if err := writeBlock(s.stdout, s.stderr, quote.Name(n.ID), s.opts.GitHubActions && !failed, b); err != nil {

@@ -2,13 +2,15 @@ package run
 
 import (
 	"fmt"
-	"github.com/vxrun/vx/internal/jsconfig"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/vxrun/vx/internal/cache"
+	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/jsconfig"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/watch"
 )
@@ -129,8 +131,9 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 }
 
 // planFiles reports whether a changed file is one the plan is made of:
-// vx.json, a vx.config.* (the root's or a project's of g), what the
-// configuration's evaluation read (a preset, .env, a listed directory),
+// vx.json, a vx.config.* or a turbo.json (the root's or a project's of g),
+// what the configuration's evaluation read (a preset, .env, a listed
+// directory),
 // pnpm-workspace.yaml, the root's package.json or that of a project of g
 // or of a source dependency of one (its dependencies decide which
 // projects' files are in a key).
@@ -138,12 +141,13 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 // watch plans again.
 func planFiles(g *Graph, changes []watch.Change) []string {
 	manifests := map[string]bool{"package.json": true, "vx.json": true, "pnpm-workspace.yaml": true}
-	for _, name := range jsconfig.FileNames {
+	configs := append(slices.Clone(jsconfig.FileNames), config.TurboFileNames...)
+	for _, name := range configs {
 		manifests[name] = true
 	}
 	for _, n := range g.Nodes {
 		manifests[path.Join(n.Project.RelDir, "package.json")] = true
-		for _, name := range jsconfig.FileNames {
+		for _, name := range configs {
 			manifests[path.Join(n.Project.RelDir, name)] = true
 		}
 		for _, d := range n.SourceDeps {

@@ -141,8 +141,10 @@ func TestPlanFiles(t *testing.T) {
 	g := watchGraph(t)
 	got := planFiles(g, []watch.Change{{Path: "vx.json"}, {Path: "packages/ui/package.json"}, {Path: "packages/ui/src/package.json"},
 		{Path: "pnpm-workspace.yaml"}, {Path: "package.json"}, {Path: "packages/other/package.json"},
-		{Path: "vx.config.ts"}, {Path: "packages/web/vx.config.mjs"}, {Path: "packages/other/vx.config.ts"}})
-	want := []string{"vx.json", "packages/ui/package.json", "pnpm-workspace.yaml", "package.json", "vx.config.ts", "packages/web/vx.config.mjs"}
+		{Path: "vx.config.ts"}, {Path: "packages/web/vx.config.mjs"}, {Path: "packages/other/vx.config.ts"},
+		{Path: "turbo.json"}, {Path: "packages/web/turbo.json"}, {Path: "packages/other/turbo.jsonc"}})
+	want := []string{"vx.json", "packages/ui/package.json", "pnpm-workspace.yaml", "package.json", "vx.config.ts", "packages/web/vx.config.mjs",
+		"turbo.json", "packages/web/turbo.json"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -349,7 +349,7 @@ func (w *watchRun) start(n *Node) {
 	}
 	if st.tc != nil {
 		var hit bool
-		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr); hit {
+		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr, hitLine(e)); hit {
 			st.cached = true
 			w.running[n] = nil
 			go done(nil, result{n: n, closer: closer, end: time.Now(), cached: true})

@@ -56,13 +56,22 @@ export interface Task {
   inputs?: readonly string[];
   /** false: never cache this task. A task with an entry is cached by default; a script without one never is. */
   cache?: boolean;
+  /**
+   * How much of the task's output a run shows: "full" (the default), "hash-only" (only whether it came from the
+   * cache, and its key), "new-only" (a cached task's output is not replayed), "errors-only" (only a failed task's
+   * output), "none". vx run --output-logs wins.
+   */
+  outputLogs?: OutputLogs;
 }
+
+/** The values of a task's outputLogs, and of vx run --output-logs (turbo's modes). */
+export type OutputLogs = "full" | "hash-only" | "new-only" | "errors-only" | "none";
 
 /** The variables a task sees, on top of the essentials. */
 export interface TaskEnv {
   /**
-   * Names of variables of vx's environment the task may read, or prefixes ending in "*" ("NEXT_PUBLIC_*").
-   * "*" alone is not allowed.
+   * Names of variables of vx's environment the task may read, or patterns where "*" stands for any characters
+   * ("NEXT_PUBLIC_*", "*_TOKEN"); "!" in front excludes ("!NEXT_PUBLIC_SECRET"). "*" alone is not allowed.
    */
   passThrough?: readonly string[];
   /**

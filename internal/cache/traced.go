@@ -1,0 +1,120 @@
+package cache
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vxrun/vx/internal/inputfile"
+)
+
+// What a traced run (vx run --trace) found that a task read outside its
+// key is kept beside the entry it stored, by the entry's action:
+// traced/<2 hex>/<hash>, the files with their ids then. A later hit on
+// that entry compares them with the files now ([Cache.TracedChanged]): the
+// key does not hold them, so a change to one is a hit the key cannot see.
+
+// tracedFile is the record as the file holds it.
+type tracedFile struct {
+	Action string      `json:"action"` // hash/size
+	Files  []InputFile `json:"files"`
+}
+
+func (s *Store) tracedPath(action Digest) string {
+	return filepath.Join(s.Dir, "traced", action.Hash[:2], action.Hash)
+}
+
+// RecordTraced keeps files (paths from the root, with their ids now),
+// which a traced run of the task whose key is k read outside its key,
+// beside k's entry. Best effort, like the record of a task's last entry.
+func (c *Cache) RecordTraced(k *Key, files []InputFile) {
+	s := c.store
+	data, err := json.Marshal(tracedFile{Action: k.Action.String(), Files: files})
+	if err != nil {
+		return
+	}
+	path := s.tracedPath(k.Action)
+	f, err := s.tempFile()
+	if err != nil {
+		return
+	}
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil || os.Rename(f.Name(), path) != nil {
+		os.Remove(f.Name())
+	}
+}
+
+// readTraced returns the files recorded beside the entry of action, nil
+// when none: a regular file only, of bounded size (inputfile.Read), so that
+// a pipe or a device in its place neither hangs nor floods vx.
+func (s *Store) readTraced(action Digest) []InputFile {
+	data, err := inputfile.Read(s.tracedPath(action))
+	if err != nil {
+		return nil
+	}
+	var r tracedFile
+	if json.Unmarshal(data, &r) != nil || r.Action != action.String() {
+		return nil
+	}
+	return r.Files
+}
+
+// FileIDs returns the files at paths (slash-separated, from the root) as
+// they are now, with their ids; a file that is gone has no id.
+func (c *Cache) FileIDs(paths []string) []InputFile {
+	out := make([]InputFile, 0, len(paths))
+	now := time.Now()
+	for _, p := range paths {
+		f := InputFile{Path: p}
+		if st, ok, err := c.sc.hashOne(p, false, now); err == nil && ok {
+			f.ID, f.Exec = st.id, st.exec
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// TracedChanged returns the files that a traced run of k's entry read
+// outside its key and that changed since (or are gone), by path from the
+// root; none when the entry has no such record.
+func (c *Cache) TracedChanged(k *Key) []string {
+	then := c.store.readTraced(k.Action)
+	if len(then) == 0 {
+		return nil
+	}
+	paths := make([]string, len(then))
+	for i, f := range then {
+		paths[i] = f.Path
+	}
+	var changed []string
+	for i, f := range c.FileIDs(paths) {
+		if f.ID != then[i].ID {
+			changed = append(changed, f.Path)
+		}
+	}
+	return changed
+}
+
+// pruneTraced removes the records of entries the store no longer holds.
+func (s *Store) pruneTraced() {
+	s.eachHashFile("traced", func(p string, _ fs.FileInfo) {
+		d := Digest{Hash: filepath.Base(p)}
+		if !validDigest(d) {
+			os.Remove(p)
+			return
+		}
+		if _, err := os.Stat(s.acPath(d)); errors.Is(err, fs.ErrNotExist) {
+			os.Remove(p)
+		}
+	})
+}
