@@ -33,5 +33,5 @@ func main() {
 		fmt.Fprintf(os.Stderr, "vx-config: takes no arguments (vx starts it); got %q\n", os.Args[1])
 		os.Exit(2)
 	}
-	os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+	os.Exit(evaluate.Main(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }

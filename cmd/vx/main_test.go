@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	case "vxtest":
 		os.Exit(vxtest(os.Args[1:]))
 	case "vx-config":
-		os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+		os.Exit(evaluate.Main(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 	}
 	os.Exit(testMain(m))
 }

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/internal/suggest"
@@ -298,7 +299,17 @@ func load(p *Process, a *parsed) (*workspace.Workspace, *config.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	warnUnusedEntries(p, ws, res.Config)
 	return ws, res.Config, nil
+}
+
+// warnUnusedEntries says, once per load, which task entries of the
+// configuration apply to no task (a typo: the task meant runs without its
+// settings), with the closest name.
+func warnUnusedEntries(p *Process, ws *workspace.Workspace, cfg *config.Config) {
+	for _, e := range run.UnusedEntries(ws, cfg) {
+		fmt.Fprintf(p.Stderr, "vx: warning: %s\n", diag.Message(e, p.Dir))
+	}
 }
 
 var runCmd = &command{

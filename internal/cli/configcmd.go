@@ -75,6 +75,7 @@ func runConfig(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	warnUnusedEntries(p, ws, res.Config)
 	rel := func(path string) string {
 		if r, err := filepath.Rel(ws.Root, path); err == nil && !strings.HasPrefix(r, "..") {
 			return filepath.ToSlash(r)

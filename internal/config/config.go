@@ -35,6 +35,24 @@ type Config struct {
 	RemoteCache RemoteCache
 	// Origins says, for each key of Tasks, where its entry was written.
 	Origins map[string]Origin
+	// Sources are what the configuration was made from, absolute: its
+	// files (vx.json, the vx.config.* files) and, for a vx.config.ts,
+	// everything its evaluation read (presets, .env, imported files, the
+	// directories it listed). A change to any of them may change every
+	// task: vx watch evaluates and plans again, and --affected and [ref]
+	// filters select every project. Set by jsconfig.Load.
+	Sources []Source
+}
+
+// Source is a file, or the names in a directory, that a configuration was
+// made from.
+type Source struct {
+	Path string // absolute
+	// Dir: Path is a directory whose listing was read; a name added to or
+	// removed from it counts as a change, of the names starting with
+	// Prefix ("" for all; whatever the case, to be safe).
+	Dir    bool
+	Prefix string
 }
 
 // Origin is where an entry of the configuration was written: a file, and

@@ -18,20 +18,22 @@ import (
 )
 
 // nodeShims declares the little of node's API the examples use, so that
-// tsc needs no @types/node.
+// tsc needs no @types/node: as @types/node declares it (parseEnv returns a
+// NodeJS.Dict<string>, whose values may be undefined).
 const nodeShims = `declare module "node:fs" {
   export function readFileSync(path: string | URL, encoding: "utf8"): string;
   export function existsSync(path: string | URL): boolean;
 }
 declare module "node:util" {
-  export function parseEnv(content: string): Record<string, string>;
+  export function parseEnv(content: string): { [key: string]: string | undefined };
 }
 declare var process: { env: Record<string, string | undefined> };
 `
 
-// TestTypesCompile runs tsc (typescript from npm) on typed configs with
-// @vxrun/vx installed as `make npm` packs it (internal/release): the valid examples of
-// testdata/types and every TypeScript block of docs/config.md compile; each
+// TestTypesCompile runs tsc (typescript from npm) under "strict" on typed
+// configs with @vxrun/vx installed as `make npm` packs it (internal/release):
+// the valid examples of testdata/types, examples/monorepo's vx.config.ts and
+// preset, and every TypeScript block of docs/config.md compile; each
 // invalid example fails with the error its first line names. Both the
 // types and the examples are what users get: an editor shows these errors.
 func TestTypesCompile(t *testing.T) {
@@ -94,13 +96,24 @@ func TestTypesCompile(t *testing.T) {
 		want[name] = ""
 		files = append(files, name)
 	}
-	if len(examples) < 8 || len(want)-len(examples) < 5 {
+	// The README's example workspace: its config and its preset.
+	for _, f := range []string{"vx.config.ts", "packages/vx-preset/index.ts"} {
+		data, err := os.ReadFile(filepath.Join(repoRoot, "examples", "monorepo", filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "example/" + f
+		write(name, data)
+		want[name] = ""
+		files = append(files, name)
+	}
+	if len(examples) < 8 || len(want)-len(examples) < 7 {
 		t.Fatalf("%d examples and %d blocks of docs/config.md: the corpus was not found", len(examples), len(want)-len(examples))
 	}
 	tsconfig, _ := json.Marshal(map[string]any{
 		// As docs/config.md advises: vx bundles the config as a bundler does.
 		"compilerOptions": map[string]any{"strict": true, "noEmit": true, "module": "esnext", "moduleResolution": "bundler", "target": "es2022", "types": []string{},
-			"paths": map[string][]string{"@acme/vx-preset": {"./packages/vx-preset/index.ts"}}},
+			"paths": map[string][]string{"@acme/vx-preset": {"./packages/vx-preset/index.ts"}, "@example/vx-preset": {"./example/packages/vx-preset/index.ts"}}},
 		"files": files,
 	})
 	write("tsconfig.json", tsconfig)

@@ -10,7 +10,10 @@
 //     file of the store, so that a run whose inputs did not change starts
 //     no node at all;
 //   - starting vx-config, the helper that bundles (esbuild) and evaluates
-//     (node) the files, within a time limit, as one process tree;
+//     (node) the files, within a time limit that starts once the helper
+//     runs (not while `go run` compiles it), as one process tree;
+//   - what the configuration was made from (config.Config.Sources: its
+//     files and what the evaluation read), for vx watch and --affected;
 //   - merging the projects' files into the workspace's [config.Config] and
 //     placing every problem in the source: the line and column of the key
 //     path when it is written out there, else the key path alone.

@@ -16,6 +16,7 @@ import (
 	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // FileNames are the names of a config file vx evaluates, in the order it
@@ -151,9 +152,10 @@ func Load(o Options) (*Result, error) {
 	}
 	if len(js) == 0 {
 		res.Config = root
+		root.Sources = sources(res.Files, nil)
 		return res, nil
 	}
-	results, save, err := evaluated(o, js)
+	results, deps, save, err := evaluated(o, js)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +176,35 @@ func Load(o Options) (*Result, error) {
 		}
 	}
 	res.Config = root
+	root.Sources = sources(res.Files, deps)
 	res.Memo = save() // valid: worth remembering
 	return res, nil
+}
+
+// sources are the config files and what their evaluation read (deps),
+// each once, in that order: files by their path (a file read, or a
+// path whose kind was asked), directories whose listing was read.
+func sources(files []string, deps []wire.Dep) []config.Source {
+	var out []config.Source
+	seen := map[config.Source]bool{}
+	add := func(s config.Source) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, f := range files {
+		add(config.Source{Path: f})
+	}
+	for _, d := range deps {
+		switch d.Kind {
+		case wire.KindFile, wire.KindStat, wire.KindLstat, wire.KindMeta, wire.KindLmeta, wire.KindReadlink:
+			add(config.Source{Path: d.Path})
+		case wire.KindList:
+			add(config.Source{Path: d.Path, Dir: true, Prefix: d.Prefix})
+		}
+	}
+	return out
 }
 
 // LoadTurbo reads the root's turbo.json (or turbo.jsonc) and the projects'
@@ -337,11 +366,13 @@ func timeout(environ []string, goos string) (time.Duration, error) {
 	return d, nil
 }
 
-// wireError is the helper's error as vx's.
+// wireError is the helper's error as vx's, its text quoted when it holds
+// what a terminal would act on (the message of an exception is the
+// config's own text).
 func wireError(e *wire.Error, fallback string) *diag.Error {
 	path := e.File
 	if path == "" {
 		path = fallback
 	}
-	return &diag.Error{Path: path, Line: e.Line, Col: e.Col, Msg: e.Msg, Suggest: e.Suggest}
+	return &diag.Error{Path: path, Line: e.Line, Col: e.Col, Msg: quote.Text(e.Msg), Suggest: quote.Text(e.Suggest)}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +34,10 @@ var vxConfig struct {
 
 func TestMain(m *testing.M) {
 	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "vx-config" {
-		os.Exit(evaluate.Serve(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+		if d, err := time.ParseDuration(os.Getenv("VX_TEST_HELPER_COMPILES")); err == nil {
+			time.Sleep(d) // as go run compiling it
+		}
+		os.Exit(evaluate.Main(os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 	}
 	code := m.Run()
 	if vxConfig.dir != "" {
@@ -226,6 +231,46 @@ func TestLoadRemembers(t *testing.T) {
 	f.mustLoad(MemoEvaluated)
 }
 
+// TestLoadSources: the configuration's Sources are its file and what the
+// evaluation read (an imported preset, .env, a listed directory), the same
+// whether node evaluated it or the memo held.
+func TestLoadSources(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{
+		"vx.config.ts": `import { readFileSync, readdirSync } from "node:fs";
+import { base } from "./presets/base";
+readdirSync("presets");
+export default { tasks: { build: { ...base, env: { define: { A: readFileSync(".env", "utf8").trim() } } } } };
+`,
+		"presets/base.ts": `export const base = { dependsOn: ["^build"] };`,
+		".env":            "one",
+	}).evaluating()
+	rel := func(c *config.Config) []string {
+		var out []string
+		for _, s := range c.Sources {
+			r, _ := filepath.Rel(f.root, s.Path)
+			r = filepath.ToSlash(r)
+			if s.Dir {
+				r += "/" + s.Prefix + "*"
+			}
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := []string{".env", "presets/*", "presets/base*", "presets/base.ts", "vx.config.ts"}
+	if diff := cmp.Diff(want, rel(f.mustLoad(MemoEvaluated))); diff != "" {
+		t.Errorf("evaluated: sources (-want +got):\n%s", diff)
+	}
+	res, err := Load(f.withoutHelper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, rel(res.Config)); diff != "" {
+		t.Errorf("remembered: sources (-want +got):\n%s", diff)
+	}
+}
+
 // TestLoadMemoWhole: a memo that is not whole (cut short, or with a byte
 // changed) reads as none; a failed evaluation leaves the memo as it was
 // and nothing else in the store.
@@ -405,6 +450,107 @@ export default {};
 		if alive(pid) {
 			t.Errorf("process %s survived the time limit", pid)
 		}
+	}
+}
+
+// TestLoadLimitStartsWhenHelperRuns: compiling vx-config (go run from
+// vx's source) is not part of the evaluation's time limit, which starts
+// once the helper runs; meanwhile vx says plainly that it compiles. Not
+// parallel: it replaces findHelperFunc.
+func TestLoadLimitStartsWhenHelperRuns(t *testing.T) {
+	f := newFixture(t, map[string]string{"vx.config.mjs": `export default { tasks: { build: { outputs: ["dist/**"] } } };`}).evaluating()
+	f.opts.Environ = append(f.opts.Environ, TimeoutEnv+"=5s", "VX_TEST_HELPER_COMPILES=7s")
+	defer func(find func(Options) (string, []string, string, string, error), after time.Duration) {
+		findHelperFunc, compileNoteAfter = find, after
+	}(findHelperFunc, compileNoteAfter)
+	findHelperFunc = func(o Options) (string, []string, string, string, error) {
+		prog, args, dir, _, err := findHelper(o)
+		return prog, args, dir, "/src/vx", err
+	}
+	compileNoteAfter = 100 * time.Millisecond
+	c := f.mustLoad(MemoEvaluated)
+	if diff := cmp.Diff([]string{"dist/**"}, c.Tasks["build"].Outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	got := f.stderr.String()
+	for _, want := range []string{
+		"vx: compiling vx-config, vx's config helper, from vx's source (go run ./cmd/vx-config in /src/vx): the first time takes a minute or more, later runs reuse Go's build; the config's 5s limit starts once it runs\n",
+		"vx: vx-config compiled in 7s; evaluating vx.config.mjs\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestLoadDetached: a process the config starts detached (its own
+// session, unref'd) ends with the evaluation, whether the evaluation
+// ended well or was stopped at its limit, as a task's tree does. macOS
+// has no subreaper: there it outlives the evaluation (docs/config.md).
+func TestLoadDetached(t *testing.T) {
+	if runtime.GOOS == "darwin" {
+		t.Skip("macOS has no child subreaper: a detached process outlives the evaluation there (docs/config.md)")
+	}
+	t.Parallel()
+	for _, tc := range []struct{ name, end string }{
+		{"evaluated", "export default {};"},
+		{"stopped at the limit", "await new Promise(() => setInterval(() => {}, 1000));\nexport default {};"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, map[string]string{"vx.config.mjs": `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: true, stdio: "ignore" });
+child.unref();
+writeFileSync("pid", String(child.pid));
+` + tc.end + "\n"}).evaluating()
+			f.opts.Environ = append(f.opts.Environ, TimeoutEnv+"=6s")
+			f.load()
+			data, err := os.ReadFile(filepath.Join(f.root, "pid"))
+			if err != nil {
+				t.Fatalf("the config did not start its process: %v\n%s", err, f.stderr)
+			}
+			pid := strings.TrimSpace(string(data))
+			deadline := time.Now().Add(5 * time.Second)
+			for alive(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				p, _ := strconv.Atoi(pid)
+				if proc, err := os.FindProcess(p); err == nil {
+					proc.Kill()
+				}
+				t.Errorf("the detached process %s outlived the evaluation", pid)
+			}
+		})
+	}
+}
+
+// TestLoadErrorText: the text of an exception is the config's own: one
+// holding newlines or escape sequences is shown quoted, on one line, so
+// that it cannot clear the screen and forge vx's output.
+func TestLoadErrorText(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"vx.config.mjs": "throw new Error(\"boom\\x1b[2J\\x1b[Hvx: 3 tasks: 3 succeeded\\n\");\nexport default {};\n"}).evaluating()
+	_, err := f.load()
+	want := `vx.config.mjs:1:7: "boom\x1b[2J\x1b[Hvx: 3 tasks: 3 succeeded\n"`
+	if err == nil || diag.Message(err, f.root) != want {
+		t.Errorf("Load error = %q, want %q", diag.Message(err, f.root), want)
+	}
+}
+
+// TestLoadProtoKey: a task named __proto__ is a task in vx.config.ts as it
+// is in vx.json.
+func TestLoadProtoKey(t *testing.T) {
+	t.Parallel()
+	want := map[string]config.Task{"__proto__": {Outputs: []string{"dist/**"}}}
+	ts := newFixture(t, map[string]string{"vx.config.ts": `export default { tasks: { ["__proto__"]: { outputs: ["dist/**"] } } };`}).evaluating()
+	if diff := cmp.Diff(want, ts.mustLoad(MemoEvaluated).Tasks); diff != "" {
+		t.Errorf("vx.config.ts (-want +got):\n%s", diff)
+	}
+	js := newFixture(t, map[string]string{"vx.json": `{"tasks": {"__proto__": {"outputs": ["dist/**"]}}}`})
+	if diff := cmp.Diff(want, js.mustLoad(MemoNone).Tasks); diff != "" {
+		t.Errorf("vx.json (-want +got):\n%s", diff)
 	}
 }
 

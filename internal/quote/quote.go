@@ -1,5 +1,6 @@
 // Package quote owns how vx shows text it did not choose — project and task
-// names, task ids, paths, scripts — on a terminal or in a log. Such text
+// names, task ids, paths, scripts, a config's error messages ([Text]) — on
+// a terminal or in a log. Such text
 // comes from package.json files and directory names, which anyone can fill
 // with control characters or escape sequences that would rewrite the
 // terminal (erase a line, forge a task's output, retitle the window). Every
@@ -62,6 +63,18 @@ func Name(s string) string {
 func Q(s string) string {
 	if safe(s) && !strings.Contains(s, `"`) {
 		return `"` + s + `"`
+	}
+	return strconv.Quote(s)
+}
+
+// Text returns s the way vx shows a message it did not write (the text of
+// an exception a config threw): s itself when it is [safe], double quotes
+// and all, otherwise s in double quotes with Go escapes (strconv.Quote), so
+// that a message holding newlines or escape sequences is shown on one
+// line and cannot clear the screen or forge vx's output.
+func Text(s string) string {
+	if safe(s) {
+		return s
 	}
 	return strconv.Quote(s)
 }

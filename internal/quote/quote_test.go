@@ -34,6 +34,22 @@ func TestNameAndQ(t *testing.T) {
 	}
 }
 
+// TestText: a message is shown as it is, double quotes and all, unless it
+// holds what a terminal acts on: then it is one quoted, escaped line.
+func TestText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`expected "]" but found "2"`, `expected "]" but found "2"`},
+		{"RangeError: no é", "RangeError: no é"},
+		{"boom\x1b[2J\x1b[Hvx: all tasks passed\n", `"boom\x1b[2J\x1b[Hvx: all tasks passed\n"`},
+		{"two\nlines", `"two\nlines"`},
+		{"bidi\u202e", `"bidi\u202e"`},
+	} {
+		if got := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestWidth(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -63,6 +63,7 @@ var globalFiles = map[string]bool{
 type changes struct {
 	byProject map[*workspace.Project][]string
 	global    []string // globalFiles that changed
+	config    []string // files the configuration was made from that changed
 	// lockDeps are the lockfiles that changed (and vx reads, and whose
 	// global settings did not change) by the projects whose resolved
 	// dependencies changed in them: a lockfile is in global only when vx
@@ -91,6 +92,11 @@ func (c *changes) of(p *workspace.Project, keep func(rel string) bool) []string 
 	for _, f := range c.lockDeps[p] {
 		if keep == nil || keep(f) {
 			out = append(out, quote.Name(f)+" (its dependencies)")
+		}
+	}
+	for _, f := range c.config {
+		if (keep == nil || keep(f)) && !contains(c.global, f) && !contains(c.byProject[p], f) {
+			out = append(out, quote.Name(f)+" (the configuration read it)")
 		}
 	}
 	return out
@@ -167,8 +173,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// attribute builds the changes from a list of root-relative files.
-func attribute(ws *workspace.Workspace, files []string) *changes {
+// attribute builds the changes from a list of root-relative files; cs
+// are the configuration's sources (nil for none).
+func attribute(ws *workspace.Workspace, files []string, cs *configSources) *changes {
 	c := &changes{byProject: map[*workspace.Project][]string{}}
 	byDir := make(map[string]*workspace.Project, len(ws.Projects))
 	for _, p := range ws.Projects {
@@ -181,6 +188,9 @@ func attribute(ws *workspace.Workspace, files []string) *changes {
 		}
 		if globalFiles[f] {
 			c.global = append(c.global, f)
+		}
+		if cs.has(f) {
+			c.config = append(c.config, f)
 		}
 		for d := path.Dir(f); ; d = path.Dir(d) {
 			if p := byDir[d]; p != nil {
@@ -261,7 +271,7 @@ func (f *filterer) changedSince(ref string) (*changes, error) {
 			}
 		}
 	}
-	c := attribute(f.ws, files)
+	c := attribute(f.ws, files, f.sel.config)
 	f.narrowLockfiles(c, sha)
 	f.changes[ref] = c
 	return c, nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/testdir"
 	"github.com/vxrun/vx/internal/testtool"
 	"github.com/vxrun/vx/workspace"
@@ -69,11 +70,18 @@ func write(t *testing.T, file, data string) {
 // workspace root.
 func affected(t *testing.T, root string, filters ...string) ([]string, error) {
 	t.Helper()
+	return affectedWith(t, root, nil, filters...)
+}
+
+// affectedWith is affected with a configuration made from sources.
+func affectedWith(t *testing.T, root string, sources []config.Source, filters ...string) ([]string, error) {
+	t.Helper()
 	ws, err := workspace.Discover(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := selectProjects(ws, Selection{Dir: root, Filters: filters, Affected: true, Git: NewGit(os.Environ()), GOOS: runtime.GOOS})
+	s, err := selectProjects(ws, Selection{Dir: root, Filters: filters, Affected: true, Git: NewGit(os.Environ()), GOOS: runtime.GOOS,
+		config: newConfigSources(ws.Root, &config.Config{Sources: sources})})
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +200,53 @@ func TestAffected(t *testing.T) {
 	}
 }
 
+// TestAffectedConfigSources: a change to a file the configuration was
+// made from (the config itself, a preset it imports, the .env it reads,
+// a directory it lists) selects every project, since it can change every
+// task; a file it did not read selects as before.
+func TestAffectedConfigSources(t *testing.T) {
+	every := func(what string) []string {
+		return []string{"docs: changed: " + what, "web: changed: " + what, "ui: changed: " + what, "utils: changed: " + what}
+	}
+	for _, tt := range []struct {
+		name   string
+		change string // the file changed on a branch
+		want   []string
+	}{
+		{"the config", "vx.config.ts", every("vx.config.ts (the configuration read it)")},
+		{"a preset in a directory of no project", "presets/base.ts", every("presets/base.ts (the configuration read it)")},
+		{".env", ".env", every(".env (the configuration read it)")},
+		{"a new file in a directory the config listed", "presets/extra/new.ts", every("presets/extra/new.ts (the configuration read it)")},
+		{"a preset inside a project", "packages/utils/preset.ts",
+			[]string{"docs: changed: packages/utils/preset.ts (the configuration read it)", "web: changed: packages/utils/preset.ts (the configuration read it)",
+				"ui: changed: packages/utils/preset.ts (the configuration read it)", "utils: changed: preset.ts"}},
+		{"a file the config did not read", "presets/other.ts", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, root, git := gitRepo(t, ".")
+			for _, f := range []string{"vx.config.ts", "presets/base.ts", ".env", "presets/extra/a.ts", "packages/utils/preset.ts", "presets/other.ts"} {
+				write(t, filepath.Join(root, filepath.FromSlash(f)), "v1")
+			}
+			git("add", "-A")
+			git("commit", "-q", "-m", "config")
+			git("checkout", "-q", "-b", "feature")
+			write(t, filepath.Join(root, filepath.FromSlash(tt.change)), "v2")
+			git("add", "-A")
+			git("commit", "-q", "-m", "change")
+			sources := []config.Source{{Path: filepath.Join(root, "vx.config.ts")}, {Path: filepath.Join(root, "presets", "base.ts")},
+				{Path: filepath.Join(root, ".env")}, {Path: filepath.Join(root, "presets", "extra"), Dir: true},
+				{Path: filepath.Join(root, "packages", "utils", "preset.ts")}, {Path: filepath.Join(filepath.Dir(root), "outside.ts")}}
+			got, err := affectedWith(t, root, sources)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("affected projects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestAffectedBase(t *testing.T) {
 	_, root, git := gitRepo(t, ".")
 	git("checkout", "-q", "-b", "feature")
@@ -292,7 +347,7 @@ func TestAttribute(t *testing.T) {
 	ws.Projects[1].RelDir = "packages/a"
 	ws.Projects[2].RelDir = "packages/a/test/b"
 	c := attribute(ws, []string{"packages/a/x.ts", "packages/a/test/b/y.ts", "packages/a/test/z.ts", "README.md",
-		"yarn.lock", "packages/other/w.ts", "packages/a/x.ts"})
+		"yarn.lock", "packages/other/w.ts", "packages/a/x.ts"}, nil)
 	got := map[string][]string{}
 	for _, p := range ws.Projects {
 		got[p.Name] = c.of(p, nil)

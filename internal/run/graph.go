@@ -57,6 +57,9 @@ type Graph struct {
 	// Base is, with --affected, the commit compared with, as shown to the
 	// user: "main (merge-base 1a2b3c4d5e6f)".
 	Base string
+	// config are the files the configuration was made from: vx watch
+	// watches them and plans again when one changes.
+	config *configSources
 	// Keyed are the tasks whose cache keys the run needs: Nodes and, after
 	// [Graph.Only], the dependencies left out, whose keys are still part
 	// of their dependents' keys. nil means Nodes.
@@ -113,6 +116,11 @@ type Selection struct {
 	GOOS string
 	// RealPath resolves symbolic links; nil = filepath.EvalSymlinks.
 	RealPath func(string) (string, error)
+
+	// config are the files the configuration was made from (Plan sets
+	// them from its config): a change to one since a commit changes every
+	// project.
+	config *configSources
 }
 
 // Plan selects the tasks and closes them over dependsOn.
@@ -150,6 +158,7 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 		return nil, errors.New("name a task to run, e.g. vx run build")
 	}
 	p := &planner{ws: ws, cfg: cfg, nodes: map[string]*Node{}, state: map[*Node]int{}}
+	sel.config = newConfigSources(ws.Root, cfg)
 	var projects []*workspace.Project
 	var picked selection
 	var notes []string
@@ -212,7 +221,7 @@ func Plan(ws *workspace.Workspace, cfg *config.Config, sel Selection) (*Graph, e
 			return nil, missingScriptError(projects, task)
 		}
 	}
-	return &Graph{Nodes: p.order, Notes: notes, Base: picked.base}, nil
+	return &Graph{Nodes: p.order, Notes: notes, Base: picked.base, config: sel.config}, nil
 }
 
 // sharedNameFilter reports a --filter that names, exactly, a name two or

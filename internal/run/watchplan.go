@@ -44,6 +44,12 @@ func inputSpec(n *Node) *cache.TaskSpec {
 func WatchPaths(g *Graph) []string {
 	seen := map[string]bool{}
 	var out []string
+	for _, p := range g.config.paths() {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
 	for _, n := range g.Nodes {
 		for _, p := range cache.InputDirs(inputSpec(n)) {
 			if p == "." {
@@ -125,6 +131,8 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 
 // planFiles reports whether a changed file is one the plan is made of:
 // vx.json, a vx.config.* or a turbo.json (the root's or a project's of g),
+// what the configuration's evaluation read (a preset, .env, a listed
+// directory),
 // pnpm-workspace.yaml, the root's package.json or that of a project of g
 // or of a source dependency of one (its dependencies decide which
 // projects' files are in a key).
@@ -147,7 +155,7 @@ func planFiles(g *Graph, changes []watch.Change) []string {
 	}
 	var out []string
 	for _, c := range changes {
-		if manifests[c.Path] {
+		if manifests[c.Path] || g.config.has(c.Path) {
 			out = append(out, c.Path)
 		}
 	}

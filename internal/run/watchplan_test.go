@@ -1,10 +1,13 @@
 package run
 
 import (
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/watch"
 )
 
@@ -144,6 +147,41 @@ func TestPlanFiles(t *testing.T) {
 		"turbo.json", "packages/web/turbo.json"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestPlanFilesConfigSources: what the configuration's evaluation read
+// (a preset, .env, a listed directory) is watched, and its change makes vx
+// watch plan again; so does the root's vx.config.ts.
+func TestPlanFilesConfigSources(t *testing.T) {
+	ws := testWorkspace(t, "root::", "ui::build", "web:ui:build")
+	cfg := mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`)
+	cfg.Sources = []config.Source{{Path: filepath.Join(ws.Root, "vx.config.ts")}, {Path: filepath.Join(ws.Root, "presets", "base.ts")},
+		{Path: filepath.Join(ws.Root, ".env")}, {Path: filepath.Join(ws.Root, "presets", "more"), Dir: true},
+		{Path: filepath.Join(ws.Root, "presets", "some"), Dir: true, Prefix: "index."},
+		{Path: filepath.Join(filepath.Dir(ws.Root), "elsewhere.ts")}}
+	g, err := Plan(ws, cfg, Selection{Tasks: []string{"build"}, Dir: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := planFiles(g, []watch.Change{{Path: "presets/base.ts"}, {Path: ".env", Ignored: true}, {Path: "presets/other.ts"},
+		{Path: "presets/more/new.ts"}, {Path: "presets/more/deep/new.ts"}, {Path: "README.md"},
+		{Path: "presets/some/index.js"}, {Path: "presets/some/other.ts"}})
+	if diff := cmp.Diff([]string{"presets/base.ts", ".env", "presets/more/new.ts", "presets/some/index.js"}, got); diff != "" {
+		t.Errorf("planFiles (-want +got):\n%s", diff)
+	}
+	paths := WatchPaths(g)
+	for _, want := range []string{".env", "presets/base.ts", "presets/more", "vx.config.ts"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("WatchPaths = %q, without %q", paths, want)
+		}
+	}
+	g2, err := Plan(ws, mustConfig(t, `{"tasks": {"build": {"dependsOn": ["^build"]}}}`), Selection{Tasks: []string{"build"}, Dir: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sameGraph(g, g2) {
+		t.Error("sameGraph: plans made from different configuration files are the same")
 	}
 }
 

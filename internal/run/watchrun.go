@@ -788,9 +788,11 @@ func (w *watchRun) closeCaches() {
 }
 
 // sameGraph reports whether two plans hold the same tasks with the same
-// scripts, declarations and dependencies.
+// scripts, declarations and dependencies, made from the same
+// configuration files (a config that reads a new file must be watched
+// anew).
 func sameGraph(a, b *Graph) bool {
-	if len(a.Nodes) != len(b.Nodes) {
+	if len(a.Nodes) != len(b.Nodes) || !a.config.equal(b.config) {
 		return false
 	}
 	for i, n := range a.Nodes {

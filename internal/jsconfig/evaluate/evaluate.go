@@ -10,6 +10,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -93,6 +94,10 @@ type bundler struct {
 	mu     sync.Mutex
 	inputs map[string]input    // by absolute path
 	deps   map[depKey]wire.Dep // read while resolving and loading
+	// externals are the modules the bundles leave to node (its built-in
+	// ones): the evaluator watches the network modules only when one is
+	// imported, since loading them all costs every evaluation.
+	externals map[string]bool
 }
 
 func (b *bundler) addDep(d wire.Dep) {
@@ -163,9 +168,24 @@ func (b *bundler) build(dir string) ([]string, []*sourceMap, *wire.Error) {
 		if err := os.WriteFile(f.Path, f.Contents, 0o644); err != nil {
 			return nil, nil, &wire.Error{Msg: err.Error()}
 		}
+		if computedImport.Match(f.Contents) {
+			// import(x) or require(x) of a name esbuild cannot see: it may
+			// be any of node's modules.
+			b.mu.Lock()
+			if b.externals == nil {
+				b.externals = map[string]bool{}
+			}
+			b.externals["*"] = true
+			b.mu.Unlock()
+		}
 	}
 	return bundles, maps, nil
 }
+
+// computedImport finds an import() or require() whose argument is not a
+// string literal (a comment that mentions one counts too: it only costs
+// loading the network modules).
+var computedImport = regexp.MustCompile("\\b(import|require)\\(\\s*[^\"'`\\s)]")
 
 // buildError turns esbuild's first error into vx's, positioned in the
 // source (esbuild counts columns in bytes, vx in characters).
@@ -242,6 +262,14 @@ func (b *bundler) resolve(pb api.PluginBuild, a api.OnResolveArgs) api.OnResolve
 		return api.OnResolveResult{Errors: r.Errors}
 	}
 	if r.External || r.Namespace != nsFile {
+		if r.External {
+			b.mu.Lock()
+			if b.externals == nil {
+				b.externals = map[string]bool{}
+			}
+			b.externals[r.Path] = true
+			b.mu.Unlock()
+		}
 		return api.OnResolveResult{Path: r.Path, External: r.External, Namespace: r.Namespace}
 	}
 	switch {
@@ -517,9 +545,16 @@ func (b *bundler) run(ctx context.Context, dir string, bundles []string, environ
 	}
 	result := filepath.Join(dir, "result.json")
 	man := struct {
-		Result  string  `json:"result"`
-		Bundles []entry `json:"bundles"`
+		Result    string   `json:"result"`
+		Bundles   []entry  `json:"bundles"`
+		Externals []string `json:"externals"`
 	}{Result: result}
+	b.mu.Lock()
+	for e := range b.externals {
+		man.Externals = append(man.Externals, e)
+	}
+	b.mu.Unlock()
+	slices.Sort(man.Externals)
 	for i, p := range bundles {
 		man.Bundles = append(man.Bundles, entry{p, b.req.Files[i]})
 	}

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { syncBuiltinESMExports } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import childProcess from "node:child_process";
+import os from "node:os";
 
 const minNode = 18;
 const orig = {
@@ -18,6 +19,7 @@ const orig = {
   readdirSync: fs.readdirSync,
   statSync: fs.statSync,
   lstatSync: fs.lstatSync,
+  readlinkSync: fs.readlinkSync,
   writeFileSync: fs.writeFileSync,
   renameSync: fs.renameSync,
   exit: process.exit,
@@ -43,7 +45,7 @@ if (major < minNode) {
 
 const files = new Map(); // absolute path -> state
 const lists = new Map(); // absolute path -> names, or "absent" or "other"
-const stats = new Map(); // "stat\0path" or "lstat\0path" -> state
+const stats = new Map(); // "<kind>\0path" -> state: kind stat, lstat, meta, lmeta or readlink
 const env = new Map(); // name -> value, or null when unset
 const written = new Set(); // variables the config set or deleted itself
 let environ = false;
@@ -118,6 +120,60 @@ function noteStat(p, lstat) {
   }
 }
 
+// noteMeta records what a Stats object tells beyond the kind: the kind,
+// size and modification time (nanoseconds), as wire.MetaState reads them.
+function noteMeta(p, lstat) {
+  const a = absPath(p);
+  if (a === null) return;
+  const key = (lstat ? "lmeta\0" : "meta\0") + a;
+  if (stats.has(key)) return;
+  try {
+    const st = (lstat ? orig.lstatSync : orig.statSync)(a, { bigint: true });
+    stats.set(key, `${kindOf(st)} ${st.size} ${st.mtimeNs}`);
+  } catch (e) {
+    stats.set(key, errState(e));
+  }
+}
+
+// noteLink records where a symbolic link points.
+function noteLink(p) {
+  const a = absPath(p);
+  if (a === null) return;
+  const key = "readlink\0" + a;
+  if (stats.has(key)) return;
+  try {
+    stats.set(key, "=" + orig.readlinkSync(a));
+  } catch (e) {
+    stats.set(key, errState(e));
+  }
+}
+
+// noteEntries records a listing read with its entries' kinds
+// (withFileTypes: the kind without following links) and, when recursive,
+// every directory below, as node lists them.
+function noteEntries(p, options) {
+  const recursive = options && typeof options === "object" && options.recursive;
+  const types = options && typeof options === "object" && options.withFileTypes;
+  if (!recursive && !types) return;
+  const a = absPath(p);
+  if (a === null) return;
+  const walk = (dir, depth) => {
+    noteListOf(dir);
+    let ents;
+    try {
+      ents = orig.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of ents) {
+      const sub = path.join(dir, e.name);
+      if (types || recursive) noteStat(sub, true);
+      if (recursive && e.isDirectory() && depth < 64) walk(sub, depth + 1);
+    }
+  };
+  walk(a, 0);
+}
+
 // decode turns the bytes read into what the caller asked for.
 function encodingOf(options) {
   if (typeof options === "string") return options;
@@ -179,6 +235,7 @@ function wrapList(obj, name) {
   if (typeof fn !== "function") return;
   obj[name] = function (p, ...rest) {
     noteListOf(p);
+    noteEntries(p, rest[0]);
     return fn.call(this, p, ...rest);
   };
 }
@@ -189,19 +246,43 @@ wrapList(fs, "opendirSync");
 wrapList(fs, "opendir");
 wrapList(promises, "opendir");
 
-// Kinds: stat, lstat, exists, access.
-function wrapStat(obj, name, lstat) {
+// Kinds: exists, access, realpath; stat and lstat return a Stats object,
+// whose size and times count too.
+function wrapStat(obj, name, lstat, meta) {
   const fn = obj[name];
   if (typeof fn !== "function") return;
   obj[name] = function (p, ...rest) {
     noteStat(p, lstat);
+    if (meta) noteMeta(p, lstat);
     return fn.call(this, p, ...rest);
   };
 }
-for (const n of ["statSync", "stat", "existsSync", "exists", "accessSync", "access", "realpathSync", "realpath"]) wrapStat(fs, n, false);
-for (const n of ["lstatSync", "lstat"]) wrapStat(fs, n, true);
-for (const n of ["stat", "access", "realpath"]) wrapStat(promises, n, false);
-wrapStat(promises, "lstat", true);
+for (const n of ["existsSync", "exists", "accessSync", "access", "realpathSync", "realpath"]) wrapStat(fs, n, false, false);
+for (const n of ["statSync", "stat"]) wrapStat(fs, n, false, true);
+for (const n of ["lstatSync", "lstat"]) wrapStat(fs, n, true, true);
+for (const n of ["access", "realpath"]) wrapStat(promises, n, false, false);
+wrapStat(promises, "stat", false, true);
+wrapStat(promises, "lstat", true, true);
+if (fs.realpathSync.native) {
+  const native = fs.realpathSync.native;
+  fs.realpathSync.native = function (p, ...rest) {
+    noteStat(p, false);
+    return native.call(this, p, ...rest);
+  };
+}
+
+// Where links point.
+function wrapLink(obj, name) {
+  const fn = obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (p, ...rest) {
+    noteLink(p);
+    return fn.call(this, p, ...rest);
+  };
+}
+wrapLink(fs, "readlinkSync");
+wrapLink(fs, "readlink");
+wrapLink(promises, "readlink");
 
 // Contents read in other ways: opened by name, streamed.
 function wrapContent(obj, name) {
@@ -212,8 +293,55 @@ function wrapContent(obj, name) {
     return fn.call(this, p, ...rest);
   };
 }
-for (const n of ["openSync", "open", "createReadStream"]) wrapContent(fs, n);
-wrapContent(promises, "open");
+for (const n of ["openSync", "open", "createReadStream", "openAsBlob", "copyFileSync", "copyFile"]) wrapContent(fs, n);
+for (const n of ["open", "copyFile"]) wrapContent(promises, n);
+
+// A file opened by name: its descriptor's fstat, and a FileHandle's stat,
+// tell what stat on its path does.
+const fdPaths = new Map(); // descriptor -> absolute path
+const openSyncNoted = fs.openSync;
+fs.openSync = function openSync(p, ...rest) {
+  const fd = openSyncNoted.call(this, p, ...rest);
+  const a = absPath(p);
+  if (a !== null) fdPaths.set(fd, a);
+  return fd;
+};
+const openNoted = fs.open;
+fs.open = function open(p, ...rest) {
+  const cb = rest.length > 0 && typeof rest[rest.length - 1] === "function" ? rest.pop() : null;
+  if (!cb) return openNoted.call(this, p, ...rest);
+  return openNoted.call(this, p, ...rest, (err, fd) => {
+    const a = absPath(p);
+    if (!err && a !== null) fdPaths.set(fd, a);
+    cb(err, fd);
+  });
+};
+const pOpenNoted = promises.open;
+promises.open = async function open(p, ...rest) {
+  const h = await pOpenNoted.call(this, p, ...rest);
+  const a = absPath(p);
+  if (a !== null) fdPaths.set(h.fd, a);
+  return h;
+};
+for (const n of ["fstatSync", "fstat"]) {
+  const fn = fs[n];
+  fs[n] = function (fd, ...rest) {
+    const a = fdPaths.get(fd);
+    if (a) noteMeta(a, false);
+    return fn.call(this, fd, ...rest);
+  };
+}
+{
+  const h = await pOpenNoted.call(promises, process.argv[2]);
+  const proto = Object.getPrototypeOf(h);
+  await h.close();
+  const stat = proto.stat;
+  proto.stat = function (...args) {
+    const a = fdPaths.get(this.fd);
+    if (a) noteMeta(a, false);
+    return stat.apply(this, args);
+  };
+}
 if (typeof process.loadEnvFile === "function") {
   const load = process.loadEnvFile;
   process.loadEnvFile = function loadEnvFile(p = ".env") {
@@ -222,21 +350,66 @@ if (typeof process.loadEnvFile === "function") {
   };
 }
 
-// Programs and the network have inputs vx cannot see: such a result is
-// not remembered.
-for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
-  const fn = childProcess[n];
-  childProcess[n] = function (...args) {
-    volatile ||= `it starts a program (child_process.${n})`;
+// Programs, threads, the network, tree copies and globs have inputs vx
+// cannot see (a worker's node:fs is not this one): such a result is not
+// remembered.
+function wrapVolatile(obj, name, why) {
+  const fn = obj && obj[name];
+  if (typeof fn !== "function") return;
+  obj[name] = function (...args) {
+    volatile ||= why;
     return fn.apply(this, args);
   };
 }
-if (typeof globalThis.fetch === "function") {
-  const f = globalThis.fetch;
-  globalThis.fetch = function fetch(...args) {
-    volatile ||= "it uses the network (fetch)";
-    return f.apply(this, args);
+for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
+  wrapVolatile(childProcess, n, `it starts a program (child_process.${n})`);
+}
+wrapVolatile(globalThis, "fetch", "it uses the network (fetch)");
+for (const n of ["cpSync", "cp", "globSync", "glob"]) wrapVolatile(fs, n, `it reads files vx cannot follow (fs.${n})`);
+for (const n of ["cp", "glob"]) wrapVolatile(promises, n, `it reads files vx cannot follow (fs.promises.${n})`);
+// The network and thread modules are loaded, to be watched, only when a
+// bundle imports one of them (loading them all costs every evaluation).
+const lazy = ["net", "http", "https", "http2", "tls", "dgram", "dns", "worker_threads"];
+const imported = new Set((manifest.externals || []).map((e) => e.replace(/^node:/, "").split("/")[0]));
+let networkWatched = false;
+if (imported.has("*") || lazy.some((m) => imported.has(m))) {
+  networkWatched = true;
+  const [net, http, https, http2, tls, dgram, dns, workerThreads] = (
+    await Promise.all(lazy.map((m) => import("node:" + m)))
+  ).map((m) => m.default);
+  watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads);
+}
+// process.getBuiltinModule (Node.js 22.3) reaches them without an import.
+if (typeof process.getBuiltinModule === "function") {
+  const get = process.getBuiltinModule;
+  process.getBuiltinModule = function getBuiltinModule(id) {
+    if (!networkWatched && typeof id === "string" && lazy.includes(id.replace(/^node:/, "").split("/")[0])) {
+      networkWatched = true;
+      watchNetwork(...lazy.map((m) => get.call(process, "node:" + m)));
+      syncBuiltinESMExports();
+    }
+    return get.call(process, id);
   };
+}
+function watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads) {
+  for (const [mod, name, ns] of [
+    [net, "connect", "net"], [net, "createConnection", "net"], [tls, "connect", "tls"],
+    [http, "request", "http"], [http, "get", "http"], [https, "request", "https"], [https, "get", "https"],
+    [http2, "connect", "http2"], [dgram, "createSocket", "dgram"],
+    [dns, "lookup", "dns"], [dns, "resolve", "dns"], [dns.promises, "lookup", "dns"], [dns.promises, "resolve", "dns"],
+  ]) {
+    wrapVolatile(mod, name, `it uses the network (${ns}.${name})`);
+  }
+  wrapVolatile(net.Socket.prototype, "connect", "it uses the network (net.Socket)");
+  if (typeof workerThreads.Worker === "function") {
+    const W = workerThreads.Worker;
+    workerThreads.Worker = class Worker extends W {
+      constructor(...args) {
+        volatile ||= "it starts a worker thread (worker_threads.Worker)";
+        super(...args);
+      }
+    };
+  }
 }
 syncBuiltinESMExports();
 
@@ -277,6 +450,20 @@ process.env = new Proxy(realEnv, {
   },
 });
 
+// The home directory and the temporary one come from the environment
+// (HOME, USERPROFILE; TMPDIR, TMP, TEMP), which node reads without
+// process.env.
+const homeVars = process.platform === "win32" ? ["USERPROFILE", "HOMEDRIVE", "HOMEPATH"] : ["HOME"];
+const tmpVars = process.platform === "win32" ? ["TEMP", "TMP", "SystemRoot", "windir"] : ["TMPDIR", "TMP", "TEMP"];
+for (const [name, vars] of [["homedir", homeVars], ["tmpdir", tmpVars]]) {
+  const fn = os[name];
+  os[name] = function (...args) {
+    for (const v of vars) readVar(v);
+    return fn.apply(this, args);
+  };
+}
+syncBuiltinESMExports();
+
 process.exit = function exit(code) {
   throw new Error(`the config called process.exit(${code === undefined ? "" : code})`);
 };
@@ -300,9 +487,25 @@ function describe(v) {
   if (typeof v === "symbol") return "a symbol";
   if (typeof v === "bigint") return "a bigint";
   if (v === undefined) return "undefined";
-  if (typeof v === "number") return String(v);
-  const name = Object.getPrototypeOf(v)?.constructor?.name;
-  return name ? `a ${name}` : "an object";
+  if (v === null) return "null";
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (typeof v === "string") return JSON.stringify(v);
+  try {
+    const name = Object.getPrototypeOf(v)?.constructor?.name;
+    return typeof name === "string" && name ? `a ${name}` : "an object";
+  } catch {
+    return "an object";
+  }
+}
+
+// ReadError is an exception thrown while the default export was read (a
+// getter, a Proxy's trap), at the key path p.
+class ReadError extends Error {
+  constructor(p, err) {
+    super("");
+    this.path = p;
+    this.cause = err;
+  }
 }
 
 // plain returns v as data JSON can hold, or throws a ShapeError naming the
@@ -319,14 +522,36 @@ function plain(v, p, seen) {
       if (v === null) return v;
       if (seen.has(v)) throw new ShapeError(`${keyPath(p) || "the default export"}: refers to itself (a cycle)`);
       seen.add(v);
+      const read = (f, at = p) => {
+        try {
+          return f();
+        } catch (err) {
+          if (err instanceof ShapeError || err instanceof ReadError) throw err;
+          throw new ReadError(at, err);
+        }
+      };
       try {
-        if (Array.isArray(v)) return v.map((e, i) => plain(e, [...p, i], seen));
-        const proto = Object.getPrototypeOf(v);
-        if (proto !== Object.prototype && proto !== null) break;
-        const out = {};
-        for (const k of Object.keys(v)) {
-          if (v[k] === undefined) continue; // as JSON.stringify: an absent key
-          out[k] = plain(v[k], [...p, k], seen);
+        if (read(() => Array.isArray(v))) {
+          const n = read(() => v.length);
+          const out = [];
+          for (let i = 0; i < n; i++) out.push(plain(read(() => v[i], [...p, i]), [...p, i], seen));
+          return out;
+        }
+        const proto = read(() => Object.getPrototypeOf(v));
+        if (proto !== Object.prototype && proto !== null) {
+          if (read(() => Object.getPrototypeOf(proto) === Object.prototype && !Object.prototype.hasOwnProperty.call(proto, "constructor"))) {
+            throw new ShapeError(
+              `${keyPath(p) || "the default export"}: has an object as its prototype, which is what __proto__: { ... } in an object literal makes (it is not a key); write ["__proto__"]: { ... } for a key of that name`,
+            );
+          }
+          break;
+        }
+        // A key of any name, __proto__ included, is a key of the result.
+        const out = Object.create(null);
+        for (const k of read(() => Object.keys(v))) {
+          const e = read(() => v[k], [...p, k]);
+          if (e === undefined) continue; // as JSON.stringify: an absent key
+          out[k] = plain(e, [...p, k], seen);
         }
         return out;
       } finally {
@@ -359,20 +584,40 @@ function frames(err) {
   return out.sort((a, b) => a.pos - b.pos).map(({ bundle, line, col }) => ({ bundle, line, col }));
 }
 
+// message is what err says, whatever err is: an Error, a thrown value of
+// another kind, or one whose properties throw when read. vx quotes it when
+// it holds what a terminal would act on.
 function message(err) {
-  if (!(err instanceof Error)) return `the config threw ${typeof err === "string" ? JSON.stringify(err) : describe(err)}`;
-  const name = err.name && err.name !== "Error" ? err.name + ": " : "";
-  return name + err.message;
+  try {
+    if (!(err instanceof Error)) return `the config threw ${describe(err)}`;
+    const name = typeof err.name === "string" && err.name && err.name !== "Error" ? err.name + ": " : "";
+    return name + String(err.message);
+  } catch {
+    return "the config threw an error whose message cannot be read";
+  }
+}
+
+function safeFrames(err) {
+  try {
+    return frames(err);
+  } catch {
+    return [];
+  }
 }
 
 process.on("exit", (code) => {
-  if (!finished) write({ error: { msg: `node exited (code ${code}) before the config's default export was there; does it wait for something that never comes?` } });
-});
-process.on("unhandledRejection", (err) => {
   if (finished) return;
-  write({ error: { msg: message(err), frames: frames(err) } });
-  orig.exit(0);
+  // 13: the top-level await never settled; 0: nothing left to wait for.
+  const wait = code === 0 || code === 13 ? "; does it wait for something that never comes?" : "";
+  write({ error: { msg: `node exited (code ${code}) before the config's default export was there${wait}` } });
 });
+for (const ev of ["unhandledRejection", "uncaughtException"]) {
+  process.on(ev, (err) => {
+    if (finished) return;
+    write({ error: { msg: message(err), frames: safeFrames(err) } });
+    orig.exit(0);
+  });
+}
 
 const results = [];
 for (const b of manifest.bundles) {
@@ -385,7 +630,7 @@ for (const b of manifest.bundles) {
     }
     value = await mod.default;
   } catch (err) {
-    write({ error: { file: b.file, msg: message(err), frames: frames(err) } });
+    write({ error: { file: b.file, msg: message(err), frames: safeFrames(err) } });
     orig.exit(0);
   }
   if (typeof value === "function") {
@@ -395,8 +640,14 @@ for (const b of manifest.bundles) {
   try {
     results.push({ file: b.file, value: plain(value, [], new Set()) });
   } catch (err) {
-    if (!(err instanceof ShapeError)) throw err;
-    write({ error: { file: b.file, msg: err.message, shape: true } });
+    if (err instanceof ReadError) {
+      const where = keyPath(err.path) || "the default export";
+      write({ error: { file: b.file, msg: `${where}: reading it threw: ${message(err.cause)}`, frames: safeFrames(err.cause) } });
+    } else if (err instanceof ShapeError) {
+      write({ error: { file: b.file, msg: err.message, shape: true } });
+    } else {
+      write({ error: { file: b.file, msg: message(err), frames: safeFrames(err) } });
+    }
     orig.exit(0);
   }
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
@@ -185,6 +186,204 @@ export default { tasks: { a: { env: { define: { NODE: v } } } } };`,
 	}
 }
 
+// TestEvaluateMemoRoutes: every way a config can read what lies outside
+// it either is recorded, so that a change to what it read is seen
+// (wire.Changed), or makes the result not rememberable (Volatile, with a
+// one-line reason).
+func TestEvaluateMemoRoutes(t *testing.T) {
+	t.Parallel()
+	type change func(t *testing.T, root string) []string // returns the environment after, nil for unchanged
+	write := func(rel, data string) change {
+		return func(t *testing.T, root string) []string {
+			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		}
+	}
+	files := map[string]string{"d/a.txt": "a", "d/sub/b.txt": "b", "f.txt": "one", "src.txt": "source"}
+	for _, tc := range []struct {
+		name     string
+		config   string // vx.config.mjs's body, before the default export of V
+		change   change // what must make the memo stale; nil for a volatile config
+		volatile string // the reason, for a volatile config
+		symlink  bool   // needs symbolic links
+	}{
+		{name: "readdir withFileTypes", config: `const V = readdirSync("d", { withFileTypes: true }).map((e) => e.name + e.isDirectory()).join();`,
+			change: func(t *testing.T, root string) []string {
+				p := filepath.Join(root, "d", "a.txt")
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Mkdir(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
+		{name: "readdir recursive", config: `const V = readdirSync("d", { recursive: true }).join();`, change: write("d/sub/new.txt", "n")},
+		{name: "promises.readdir recursive", config: `const V = (await promises.readdir("d", { recursive: true })).join();`, change: write("d/sub/new.txt", "n")},
+		{name: "opendir", config: `const dir = await promises.opendir("d"); let V = ""; for await (const e of dir) V += e.name;`, change: write("d/new.txt", "n")},
+		{name: "readlink", symlink: true, config: `const V = readlinkSync("link");`,
+			change: func(t *testing.T, root string) []string {
+				p := filepath.Join(root, "link")
+				os.Remove(p)
+				if err := os.Symlink("src.txt", p); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
+		{name: "stat size", config: `const V = String(statSync("f.txt").size);`, change: write("f.txt", "three")},
+		{name: "stat mtime", config: `const V = String((await promises.stat("f.txt")).mtimeMs);`,
+			change: func(t *testing.T, root string) []string {
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(root, "f.txt"), old, old); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
+		{name: "fstat of a file opened by name", config: `const fd = openSync("f.txt"); const V = String(fstatSync(fd).mtimeMs);`,
+			change: func(t *testing.T, root string) []string {
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(root, "f.txt"), old, old); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
+		{name: "a FileHandle's stat", config: `const h = await promises.open("f.txt"); const V = String((await h.stat()).mtimeMs); await h.close();`,
+			change: func(t *testing.T, root string) []string {
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(root, "f.txt"), old, old); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}},
+		{name: "lstat size", config: `const V = String(lstatSync("f.txt").size);`, change: write("f.txt", "three")},
+		{name: "openAsBlob", config: `const V = await (await openAsBlob("f.txt")).text();`, change: write("f.txt", "two")},
+		{name: "copyFile's source", config: `copyFileSync("src.txt", "copy.txt"); const V = readFileSync("copy.txt", "utf8");`, change: write("src.txt", "other")},
+		{name: "promises.copyFile's source", config: `await promises.copyFile("src.txt", "copy.txt"); const V = readFileSync("copy.txt", "utf8");`, change: write("src.txt", "other")},
+		{name: "os.homedir", config: `const V = homedir();`,
+			change: func(t *testing.T, root string) []string {
+				env := append(os.Environ(), "HOME="+root, "USERPROFILE="+root)
+				return env
+			}},
+		{name: "os.tmpdir", config: `const V = tmpdir();`,
+			change: func(t *testing.T, root string) []string {
+				return append(os.Environ(), "TMPDIR="+root, "TEMP="+root, "TMP="+root)
+			}},
+		{name: "a worker thread", config: `const w = new Worker("process.exit(0)", { eval: true }); await new Promise((r) => w.on("exit", r)); const V = "w";`,
+			volatile: "it starts a worker thread (worker_threads.Worker)"},
+		{name: "http", config: `await new Promise((r) => http.get("http://127.0.0.1:1/").on("error", r)); const V = "h";`,
+			volatile: "it uses the network (http.get)"},
+		{name: "https", config: `await new Promise((r) => https.request("https://127.0.0.1:1/").on("error", r).end()); const V = "h";`,
+			volatile: "it uses the network (https.request)"},
+		{name: "net", config: `await new Promise((r) => net.connect(1, "127.0.0.1").on("error", r)); const V = "n";`,
+			volatile: "it uses the network (net.connect)"},
+		{name: "a socket", config: `const s = new net.Socket(); await new Promise((r) => s.connect(1, "127.0.0.1").on("error", r)); const V = "n";`,
+			volatile: "it uses the network (net.Socket)"},
+		{name: "tls", config: `await new Promise((r) => tls.connect(1, "127.0.0.1").on("error", r)); const V = "t";`,
+			volatile: "it uses the network (tls.connect)"},
+		{name: "dgram", config: `const s = dgram.createSocket("udp4"); s.close(); const V = "d";`,
+			volatile: "it uses the network (dgram.createSocket)"},
+		{name: "child_process", config: `import("node:child_process"); const V = execSync("echo x").toString().trim();`,
+			volatile: "it starts a program (child_process.execSync)"},
+		{name: "fs.cpSync", config: `cpSync("d", "d2", { recursive: true }); const V = readFileSync("d2/a.txt", "utf8");`,
+			volatile: "it reads files vx cannot follow (fs.cpSync)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fs := map[string]string{"vx.config.mjs": `import { readdirSync, readFileSync, readlinkSync, statSync, lstatSync, copyFileSync, cpSync, openAsBlob, openSync, fstatSync, promises } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { Worker } from "node:worker_threads";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import tls from "node:tls";
+import dgram from "node:dgram";
+import { execSync } from "node:child_process";
+` + tc.config + `
+export default { tasks: { a: { env: { define: { V } } } } };
+`}
+			for k, v := range files {
+				fs[k] = v
+			}
+			node := nodePath(t)
+			root := workspace(t, fs)
+			if tc.symlink {
+				if err := os.Symlink("f.txt", filepath.Join(root, "link")); err != nil {
+					t.Skipf("no symbolic links here: %v", err)
+				}
+			}
+			req := wire.Request{Version: wire.Version, Root: root, Node: node, GOOS: runtime.GOOS, Packages: map[string]string{},
+				Files: []string{filepath.Join(root, "vx.config.mjs")}}
+			var stderr syncBuffer
+			resp := Evaluate(context.Background(), req, os.Environ(), &stderr)
+			if resp.Error != nil {
+				t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr.String())
+			}
+			if tc.change == nil {
+				if resp.Volatile != tc.volatile {
+					t.Errorf("volatile = %q, want %q", resp.Volatile, tc.volatile)
+				}
+				return
+			}
+			if resp.Volatile != "" {
+				t.Fatalf("volatile %q: want it recorded", resp.Volatile)
+			}
+			if d := wire.Changed(resp.Deps, runtime.GOOS, os.Environ()); d != nil {
+				t.Fatalf("right after the evaluation, %+v reads as %q", *d, wire.Current(*d, runtime.GOOS, os.Environ()))
+			}
+			env := tc.change(t, root)
+			if env == nil {
+				env = os.Environ()
+			}
+			if d := wire.Changed(resp.Deps, runtime.GOOS, env); d == nil {
+				t.Errorf("the change was not seen: deps %+v", resp.Deps)
+			}
+		})
+	}
+}
+
+// TestEvaluateNetworkImportedOnce: the network modules are watched when a
+// bundle imports one, by an ES import of its own or a bundled package's
+// require; a config that imports none does not load them.
+func TestEvaluateNetworkImportedOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"one ES import", map[string]string{"vx.config.mjs": `import https from "node:https";
+await new Promise((r) => https.get("https://127.0.0.1:1/").on("error", r));
+export default { tasks: {} };`}, "it uses the network (https.get)"},
+		{"a bundled package's require", map[string]string{
+			"node_modules/netpkg/package.json": `{"name": "netpkg", "main": "index.js"}`,
+			"node_modules/netpkg/index.js":     `const net = require("net"); module.exports = () => new Promise((r) => net.connect(1, "127.0.0.1").on("error", r));`,
+			"vx.config.mjs":                    `import probe from "netpkg"; await probe(); export default { tasks: {} };`}, "it uses the network (net.connect)"},
+		{"a computed import", map[string]string{"vx.config.mjs": `const name = ["node", "dgram"].join(":");
+const dgram = (await import(name)).default;
+dgram.createSocket("udp4").close();
+export default { tasks: {} };`}, "it uses the network (dgram.createSocket)"},
+		{"none", map[string]string{"vx.config.mjs": `export default { tasks: { a: { env: { define: { N: String(process.moduleLoadList?.some((m) => m.includes("http2")) ?? false) } } } } };`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resp, _, stderr := evaluateCase(t, evalCase{files: tc.files, entries: []string{"vx.config.mjs"}})
+			if resp.Error != nil {
+				t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+			}
+			if resp.Volatile != tc.want {
+				t.Errorf("volatile = %q, want %q", resp.Volatile, tc.want)
+			}
+			if tc.want == "" {
+				if got := result(t, resp, 0)["tasks"].(map[string]any)["a"].(map[string]any)["env"].(map[string]any)["define"].(map[string]any)["N"]; got != "false" {
+					t.Errorf("node:http2 was loaded for a config that imports no network module (%v)", got)
+				}
+			}
+		})
+	}
+}
+
 // TestEvaluateImports: presets are plain modules: a relative import, a
 // workspace project by name (TypeScript source, not installed), an npm
 // package in node_modules (CommonJS, requiring node's modules), JSON; and
@@ -280,6 +479,20 @@ func TestEvaluateErrors(t *testing.T) {
 			`vx.config.ts:1:31: later`},
 		{"a thrown string", map[string]string{"vx.config.ts": "throw \"oops\";\nexport default {};\n"},
 			`vx.config.ts: the config threw "oops"`},
+		{"a throwing getter", map[string]string{"vx.config.ts": "export default {\n  tasks: {\n    get build() {\n      throw new Error(\"no build\");\n    },\n  },\n};\n"},
+			`vx.config.ts:4:13: tasks.build: reading it threw: no build`},
+		{"a throwing Proxy", map[string]string{"vx.config.ts": "export default new Proxy({}, {\n  get() { throw new TypeError(\"trap\"); },\n});\n"},
+			`vx.config.ts:2:17: TypeError: trap`},
+		{"a Proxy whose keys throw", map[string]string{"vx.config.ts": "const p = new Proxy({}, {\n  ownKeys() { throw new Error(\"keys\"); },\n});\nexport default { tasks: p };\n"},
+			`vx.config.ts:2:21: tasks: reading it threw: keys`},
+		{"throw null", map[string]string{"vx.config.ts": "throw null;\nexport default {};\n"},
+			`vx.config.ts: the config threw null`},
+		{"a thrown object whose properties throw", map[string]string{"vx.config.ts": "throw new Proxy({}, { getPrototypeOf() { throw 1; }, get() { throw 2; } });\nexport default {};\n"},
+			`vx.config.ts: the config threw `},
+		{"an exception thrown later, outside the config's await", map[string]string{"vx.config.ts": "setTimeout(() => {\n  throw new Error(\"late\");\n}, 0);\nexport default new Promise(() => setTimeout(() => {}, 5000));\n"},
+			`vx.config.ts:2:9: late`},
+		{"__proto__ in an object literal", map[string]string{"vx.config.ts": "export default { tasks: { __proto__: { outputs: [\"dist/**\"] } } };\n"},
+			`vx.config.ts: tasks: has an object as its prototype, which is what __proto__: { ... } in an object literal makes (it is not a key); write ["__proto__"]: { ... } for a key of that name`},
 		{"an import vx cannot bundle", map[string]string{"vx.config.ts": "import x from \"./x.node\";\nexport default x;\n", "x.node": "binary"},
 			`vx.config.ts:1:15: cannot import x.node: a config imports JavaScript, TypeScript and JSON`},
 	} {
@@ -316,6 +529,20 @@ func sep(line int) string {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestEvaluateProtoKey: a task named __proto__ (a computed key, or
+// JSON.parse) is a key of the result, as it is in vx.json.
+func TestEvaluateProtoKey(t *testing.T) {
+	t.Parallel()
+	resp, _, _ := evaluateCase(t, evalCase{files: map[string]string{
+		"vx.config.ts": `export default { tasks: { ["__proto__"]: { outputs: ["a/**"] }, ...JSON.parse('{"b": {"outputs": ["b/**"]}}') } };`,
+	}})
+	got := result(t, resp, 0)
+	want := map[string]any{"tasks": map[string]any{"__proto__": map[string]any{"outputs": []any{"a/**"}}, "b": map[string]any{"outputs": []any{"b/**"}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
 
 // TestFileURL: import.meta.url is the file's own URL, on every system.
 func TestFileURL(t *testing.T) {

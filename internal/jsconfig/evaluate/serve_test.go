@@ -16,11 +16,14 @@ func TestServeAnswersEveryRequest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", "{", "vx-config: cannot read the request: unexpected EOF"},
-		{"another protocol", `{"version": 99}`, "vx-config speaks version 1 of the protocol and vx 99: install both from one release"},
+		{"another protocol", `{"version": 99}`, "vx-config speaks version 2 of the protocol and vx 99: install both from one release"},
 	} {
 		var out, errs bytes.Buffer
 		if code := Serve(strings.NewReader(tc.in), &out, &errs, nil); code != 0 {
 			t.Errorf("%s: exit %d", tc.name, code)
+		}
+		if !strings.HasPrefix(out.String(), wire.Started) {
+			t.Errorf("%s: stdout does not start with wire.Started: %q", tc.name, out.String())
 		}
 		var resp wire.Response
 		if err := json.Unmarshal(out.Bytes(), &resp); err != nil {

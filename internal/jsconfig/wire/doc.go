@@ -13,6 +13,8 @@
 //     the SHA-256 of the sorted names, or "absent";
 //   - the kind of a path, following symbolic links or not: "file", "dir",
 //     "other", "link" (not followed only) or "absent";
+//   - what a Stats object tells: the kind, size and modification time;
+//   - where a symbolic link points;
 //   - an environment variable: set to a value, or unset.
 //
 // vx links this package and nothing heavier; the helper links esbuild.

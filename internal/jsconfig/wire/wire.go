@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -15,8 +16,13 @@ import (
 )
 
 // Version is the protocol's version: vx refuses a helper that answers with
-// another.
-const Version = 1
+// another. Version 2: the helper writes [Started] first.
+const Version = 2
+
+// Started is what the helper writes on stdout as soon as it runs, before
+// it reads the request: vx's time limit for the evaluation starts then, so
+// that compiling the helper (go run) is not part of it. JSON skips it.
+const Started = "\n"
 
 // Request is what vx asks the helper: evaluate the config files.
 type Request struct {
@@ -80,6 +86,13 @@ const (
 	KindStat  = "stat"  // the kind of a path, symbolic links followed
 	KindLstat = "lstat" // the kind of a path, not followed
 	KindEnv   = "env"   // a variable of the environment
+	// KindMeta and KindLmeta are what a Stats object tells beyond the
+	// kind, following symbolic links or not: the kind, the size and the
+	// modification time.
+	KindMeta  = "meta"
+	KindLmeta = "lmeta"
+	// KindReadlink is where a symbolic link points.
+	KindReadlink = "readlink"
 	// KindEnviron is the whole environment, for a config that listed its
 	// variables (Object.keys(process.env), a child process's copy).
 	KindEnviron = "environ"
@@ -204,6 +217,35 @@ func ModeState(m fs.FileMode) string {
 	return Other
 }
 
+// MetaState returns the kind, size and modification time (nanoseconds
+// since 1970) of the path, space-separated ("file 12 1700000000123456789"),
+// following symbolic links unless lstat, or [Absent] or [Other]. The
+// access and change times are not part of it: reading a file changes the
+// one, and nothing a config reads depends on the other.
+func MetaState(path string, lstat bool) string {
+	var fi fs.FileInfo
+	var err error
+	if lstat {
+		fi, err = os.Lstat(path)
+	} else {
+		fi, err = os.Stat(path)
+	}
+	if err != nil {
+		return missingOr(err)
+	}
+	return ModeState(fi.Mode()) + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+}
+
+// ReadlinkState returns "=" and the target of the symbolic link path, or
+// [Absent] or [Other] (not a link).
+func ReadlinkState(path string) string {
+	t, err := os.Readlink(path)
+	if err != nil {
+		return missingOr(err)
+	}
+	return "=" + t
+}
+
 // EnvState is the state of a variable: "=" and its value, or "" when it is
 // not set.
 func EnvState(value string, set bool) string {
@@ -235,6 +277,10 @@ func Current(d Dep, goos string, environ []string) string {
 		return ListState(d.Path, d.Prefix, goos)
 	case KindStat, KindLstat:
 		return StatState(d.Path, d.Kind == KindLstat)
+	case KindMeta, KindLmeta:
+		return MetaState(d.Path, d.Kind == KindLmeta)
+	case KindReadlink:
+		return ReadlinkState(d.Path)
 	case KindEnv:
 		return EnvState(exec.LookupEnv(environ, d.Path, goos))
 	case KindEnviron:

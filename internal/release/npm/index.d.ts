@@ -74,8 +74,11 @@ export interface TaskEnv {
    * ("NEXT_PUBLIC_*", "*_TOKEN"); "!" in front excludes ("!NEXT_PUBLIC_SECRET"). "*" alone is not allowed.
    */
   passThrough?: readonly string[];
-  /** Variables set to these literal string values for the task. */
-  define?: Record<string, string>;
+  /**
+   * Variables set to these literal string values for the task. A key whose value is undefined is left out, as JSON
+   * leaves it out: the variable is not set (so `util.parseEnv`'s result and `process.env.X` fit as they are).
+   */
+  define?: Record<string, string | undefined>;
 }
 
 /** The non-secret settings of a shared REAPI v2 cache. */

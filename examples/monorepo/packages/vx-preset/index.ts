@@ -12,7 +12,7 @@ const passThrough = ["NODE_ENV"];
 // nothing it reads changed (docs/cache.md). It reads the project's files and
 // the shared build script at the workspace root ("//" starts a path from the
 // root). A project's extra variables are added to the shared ones.
-export function build(extra: { passThrough?: string[]; define?: Record<string, string> } = {}): Task {
+export function build(extra: { passThrough?: string[]; define?: Record<string, string | undefined> } = {}): Task {
   return {
     dependsOn: ["^build"],
     outputs: ["dist/**"],
