@@ -4,7 +4,7 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null | sed 's/^v//' | grep . || echo 0.1.0-dev)
 PKGS := ./...
 
-.PHONY: all test race vet fmt-check cross bench wine-test build npm dist bazel-remote
+.PHONY: all test race vet fmt-check cross bench wine-test build npm dist bazel-remote turbo-remote-cache
 
 all: fmt-check vet test
 
@@ -19,6 +19,16 @@ build:
 bazel-remote: bin/bazel-remote
 bin/bazel-remote: tools/go.mod tools/go.sum
 	cd tools && CGO_ENABLED=0 $(GO) build -trimpath -o ../bin/bazel-remote github.com/buchgr/bazel-remote/v2
+
+# ducktors/turborepo-remote-cache, the turbo remote cache server the turbo end-to-end tests start (internal/remote/
+# remotetest.StartTurbo), from the npm registry, pinned by tools/turborepo-remote-cache/package-lock.json.
+TURBO_CACHE_DIR = bin/turborepo-remote-cache
+turbo-remote-cache: $(TURBO_CACHE_DIR)/node_modules/turborepo-remote-cache/package.json
+$(TURBO_CACHE_DIR)/node_modules/turborepo-remote-cache/package.json: tools/turborepo-remote-cache/package.json tools/turborepo-remote-cache/package-lock.json
+	mkdir -p $(TURBO_CACHE_DIR)
+	cp tools/turborepo-remote-cache/package.json tools/turborepo-remote-cache/package-lock.json $(TURBO_CACHE_DIR)/
+	cd $(TURBO_CACHE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # The test command the README names and .ci/run calls. cmd/vx's tests take ~5 minutes on an idle 2-core machine and
 # over 10 (go test's default limit per package) under a load of 30; each test bounds its own waits, so the package

@@ -1,8 +1,9 @@
 // Command vx-remote is vx's remote-cache helper. vx starts it only when a
 // remote cache is configured (--remote-cache or VX_REMOTE_CACHE) and talks
 // to it over its stdin and stdout; it holds the gRPC client of the REAPI v2
-// cache, so that vx itself does not link gRPC and starts as fast without a
-// remote as it did before one existed. Install it beside vx:
+// cache and the HTTP client of turbo's remote cache API (an http:// or
+// https:// URL), so that vx itself links neither and starts as fast without
+// a remote as it did before one existed. Install it beside vx:
 //
 //	go install github.com/vxrun/vx/cmd/...
 //
@@ -14,8 +15,10 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/helper"
 	"github.com/vxrun/vx/internal/remote/reapi"
+	"github.com/vxrun/vx/internal/remote/turbo"
 	"github.com/vxrun/vx/internal/remote/wire"
 )
 
@@ -37,6 +40,10 @@ func main() {
 	// happens next and ends this helper by closing its stdin.
 	signal.Ignore(os.Interrupt)
 	err := helper.Serve(os.Stdin, os.Stdout, func(h *wire.Hello) (wire.Backend, error) {
+		cfg := remote.Config{URL: h.URL}
+		if cfg.Protocol() == remote.ProtocolTurbo {
+			return turbo.Dial(h)
+		}
 		return reapi.Dial(h)
 	})
 	if err != nil {

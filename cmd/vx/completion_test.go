@@ -82,7 +82,7 @@ t 'vx completion f'
 `
 	got := shellOutput(t, root, bash, "-c", script)
 	want := strings.Join([]string{
-		"run|watch|why|env|ls|graph|config|init|cache|completion|help",
+		"run|watch|why|env|ls|graph|config|init|cache|prune|completion|help",
 		"run",
 		"build|build:prod",
 		"prod", // bash replaces only what follows the ":"

@@ -7,8 +7,8 @@ import (
 )
 
 // TestStartupDeps: what vx links is what every start pays for. The heavy
-// libraries live in the helpers (vx-remote: gRPC and protobuf; vx-config:
-// esbuild), never in vx itself.
+// libraries live in the helpers (vx-remote: gRPC, protobuf and net/http,
+// for REAPI and turbo's HTTP API; vx-config: esbuild), never in vx itself.
 func TestStartupDeps(t *testing.T) {
 	t.Parallel()
 	out, err := osexec.Command("go", "list", "-deps", ".").Output()
@@ -16,8 +16,8 @@ func TestStartupDeps(t *testing.T) {
 		t.Skipf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, heavy := range []string{"github.com/evanw/esbuild", "google.golang.org/grpc", "google.golang.org/protobuf"} {
-			if strings.HasPrefix(dep, heavy) {
+		for _, heavy := range []string{"github.com/evanw/esbuild", "google.golang.org/grpc", "google.golang.org/protobuf", "net/http", "github.com/vxrun/vx/internal/remote/turbo"} {
+			if dep == heavy || strings.HasPrefix(dep, heavy+"/") {
 				t.Errorf("vx links %s: it belongs in a helper", dep)
 			}
 		}

@@ -19,6 +19,8 @@ import (
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Options configure [New].
@@ -62,6 +64,12 @@ type Options struct {
 	// remote cache's signing key, [PublicEnvKey] with a remote cache
 	// without one), so that keys match where entries are shared.
 	EnvKey *EnvKey
+	// NoLock: take no task lock and wait for none (--no-lock); such a run
+	// must not store results (the caller leaves Write unset).
+	NoLock bool
+	// ProcState says whether a process is stopped, for the message of a
+	// task waiting for another vx's lock; nil = the host's ([procStopped]).
+	ProcState func(pid int) ProcState
 }
 
 // DefaultMaxSize is the store's default size cap.
@@ -421,14 +429,11 @@ func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p 
 // SHA-256 of the file it leads to; "" for a link to nothing or to a
 // directory (which [Cache.Inputs] refuses).
 func linkedContent(abs string) string {
-	f, err := os.Open(abs)
+	f, _, err := inputfile.Open(abs) // never waits on a named pipe
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return ":unreadable"
@@ -1103,13 +1108,17 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
-	// The outputs git would add, or all of them without git, are vx's now.
+	// The outputs git would add, or all of them without git, are the
+	// task's now, but only as files that appeared while it ran: the user
+	// may have written one of them meanwhile (an editor saving a file
+	// beside tsc's output), so no restore replaces or removes them until
+	// vx itself writes them (memo.stored).
 	for _, p := range outputPaths(r) {
 		rootRel := path.Join(k.spec.RelDir, p)
 		if _, listed := snap.get(rootRel); listed || !snap.git {
 			abs := filepath.Join(dir, filepath.FromSlash(p))
 			if st, err := lstat(abs); err == nil {
-				c.sc.memo.wrote(abs, memoKeyOf(st, false))
+				c.sc.memo.stored(abs, memoKeyOf(st, false))
 			}
 		}
 	}

@@ -305,6 +305,58 @@ func TestRestoreOutputs(t *testing.T) {
 	}
 }
 
+// TestRestoreKeepsExcludedFiles: an entry with a file where the project
+// has a directory replaces the directory only when every file in it is an
+// output: one the globs exclude ("!dist/out/notes.txt") makes the restore
+// a refusal, and the project stays as it was.
+func TestRestoreKeepsExcludedFiles(t *testing.T) {
+	st, _ := OpenStore(testdir.New(t))
+	a, _ := st.PutBytes([]byte("A"))
+	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/out", Digest: a}, {Path: "dist/b.txt", Digest: a}}}
+	outputs := []string{"dist/**", "!dist/out/notes.txt"}
+	tests := []struct {
+		name  string
+		files []string // under dist/out
+		ok    bool
+	}{
+		{"only outputs in the directory", []string{"gen.js", "sub/x.js"}, true},
+		{"an excluded file in it", []string{"gen.js", "notes.txt"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := testdir.New(t)
+			for _, f := range tt.files {
+				p := filepath.Join(dir, "dist/out", filepath.FromSlash(f))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte("x"), 0o644)
+			}
+			err := restoreOutputs(st, outputs, r, dir, nil)
+			var ce *conflictError
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "dist/out")); string(got) != "A" {
+					t.Errorf("dist/out = %q, want the entry's file", got)
+				}
+				return
+			}
+			want := `it would replace the directory "dist/out", which holds "dist/out/notes.txt", a file the outputs do not match`
+			if !errors.As(err, &ce) || err.Error() != want {
+				t.Errorf("restore error = %v, want a conflict: %s", err, want)
+			}
+			for _, f := range tt.files {
+				if got, _ := os.ReadFile(filepath.Join(dir, "dist/out", f)); string(got) != "x" {
+					t.Errorf("dist/out/%s is %q after a refused restore", f, got)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "dist/b.txt")); err == nil {
+				t.Error("a refused restore wrote dist/b.txt")
+			}
+		})
+	}
+}
+
 // TestRestoreRefusesSymlinkedParent: a restore never writes through a
 // symbolic link in the project (it could lead anywhere).
 func TestRestoreRefusesSymlinkedParent(t *testing.T) {
@@ -679,4 +731,66 @@ func TestLookupSeesEntryStoredAfterPrefetch(t *testing.T) {
 		t.Error("Lookup after another run stored the entry: a miss (the answer of the look made before)")
 	}
 	second.Close()
+}
+
+// TestLockWaitMessage: a task waiting for another vx's lock names its pid;
+// when that vx is stopped (Ctrl-Z), it says so, and what to do.
+func TestLockWaitMessage(t *testing.T) {
+	tests := []struct {
+		pid     int
+		stopped bool
+		want    string
+	}{
+		{0, false, "web#build: waiting for another vx running it in this workspace"},
+		{4242, false, "web#build: waiting for another vx (pid 4242) running it in this workspace"},
+		{4242, true, `web#build: waiting for another vx (pid 4242), which holds its lock and is stopped (Ctrl-Z?): resume it with "kill -CONT 4242" (or fg in its terminal), end it, or run this one with --no-lock (it then stores no result)`},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, lockWaitMessage("web#build", tt.pid, tt.stopped)); diff != "" {
+			t.Errorf("pid %d, stopped %v (-want +got):\n%s", tt.pid, tt.stopped, diff)
+		}
+	}
+	for stat, want := range map[string]ProcState{
+		"4242 (vx) T 1 2 3":         ProcStopped,
+		"4242 (vx) t 1 2 3":         ProcStopped,
+		"4242 (vx) S 1 2 3":         ProcRunning,
+		"4242 (a ) T (b) R 1 2 3":   ProcRunning,
+		"4242 (odd) name) T 1 2 3 ": ProcStopped,
+		"garbage":                   ProcUnknown,
+	} {
+		if got := parseProcStat([]byte(stat)); got != want {
+			t.Errorf("parseProcStat(%q) = %v, want %v", stat, got, want)
+		}
+	}
+}
+
+// TestLockTaskNoLock: with NoLock, a task held by another vx is neither
+// waited for nor locked.
+func TestLockTaskNoLock(t *testing.T) {
+	root := testdir.New(t)
+	store := testdir.New(t)
+	held, err := New(Options{Dir: store, Root: root, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Key{spec: &TaskSpec{ID: "p#build"}}
+	unlock, ok := held.LockTask(k)
+	if !ok {
+		t.Fatal("LockTask refused")
+	}
+	defer unlock()
+	c, err := New(Options{Dir: store, Root: root, Read: true, NoLock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool, 1)
+	go func() { u, ok := c.LockTask(k); u(); done <- ok }()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Error("LockTask with NoLock refused")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("LockTask with NoLock waited for the lock")
+	}
 }

@@ -11,6 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/vxrun/vx/internal/inputfile"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // EnvKey is the secret the values of a key's variables are hashed with:
@@ -104,12 +107,14 @@ const envKeyMagic = "vx-env-key 1\n"
 // by every later run, so that keys stay the same from run to run on this
 // machine and nowhere else. Concurrent runs creating it agree on one
 // secret: each writes its own under tmp/ and links it into place, and the
-// first link wins. A damaged file is replaced, which makes every entry
-// made with it a miss.
+// first link wins. A damaged file (or a named pipe, device or link in its
+// place) is replaced, which makes every entry made with it a miss. A
+// secret this user cannot read (another user's store) is never replaced:
+// that is an *EnvKeyError.
 func (s *Store) EnvKey() (*EnvKey, error) {
 	p := filepath.Join(s.Dir, envKeyName)
-	if k, ok := readEnvKey(p); ok {
-		return k, nil
+	if k, err := readEnvKey(p); k != nil || err != nil {
+		return k, err
 	}
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
@@ -134,8 +139,8 @@ func (s *Store) EnvKey() (*EnvKey, error) {
 		return newEnvKey("store", secret), nil
 	}
 	if errors.Is(err, fs.ErrExist) {
-		if k, ok := readEnvKey(p); ok {
-			return k, nil // another vx made it first
+		if k, err := readEnvKey(p); k != nil || err != nil {
+			return k, err // another vx made it first
 		}
 	}
 	// Damaged, or no hard link possible here: a rename is as whole,
@@ -146,17 +151,43 @@ func (s *Store) EnvKey() (*EnvKey, error) {
 	return newEnvKey("store", secret), nil
 }
 
-// readEnvKey reads the store's secret from p.
-func readEnvKey(p string) (*EnvKey, bool) {
-	data, err := os.ReadFile(p)
+// EnvKeyError is a store's secret that exists but that this user cannot
+// read: the store is shared with another user, who made it. vx does not
+// replace it (that would turn the other user's entries into misses, and
+// theirs would turn ours).
+type EnvKeyError struct {
+	Path string
+	Err  error
+}
+
+func (e *EnvKeyError) Error() string {
+	return fmt.Sprintf("cache: cannot read the store's secret %s (%v): the store belongs to another user, and vx does not replace "+
+		"a secret it cannot read; use a store of your own (--cache-dir or VX_CACHE_DIR), or have its owner share it "+
+		"(chmod 0640 on the file, with a group you are in)", quote.Q(e.Path), e.Err)
+}
+
+func (e *EnvKeyError) Unwrap() error { return e.Err }
+
+// readEnvKey reads the store's secret from p: nil and no error when there
+// is none or it is damaged (it may be replaced), an *EnvKeyError when it
+// exists but cannot be read.
+func readEnvKey(p string) (*EnvKey, error) {
+	data, err := inputfile.ReadLimit(p, 4096)
 	if err != nil {
-		return nil, false
+		if errors.Is(err, fs.ErrPermission) {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &EnvKeyError{Path: p, Err: err}
+		}
+		return nil, nil
 	}
 	h, ok := bytes.CutPrefix(data, []byte(envKeyMagic))
 	h = bytes.TrimSuffix(h, []byte("\n"))
 	secret, err := hex.DecodeString(string(h))
 	if !ok || err != nil || len(secret) != 32 {
-		return nil, false
+		return nil, nil
 	}
-	return newEnvKey("store", secret), true
+	return newEnvKey("store", secret), nil
 }

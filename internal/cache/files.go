@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/exec"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // fileState is what the key knows of one input file: its id (a git blob id
@@ -318,7 +320,7 @@ func (sc *scanner) liftNested(dirs []string) []string {
 		return dirs
 	}
 	submodules := map[string]bool{}
-	if b, err := os.ReadFile(filepath.Join(sc.root, ".gitmodules")); err == nil {
+	if b, err := inputfile.ReadLimit(filepath.Join(sc.root, ".gitmodules"), inputfile.MaxSize); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			k, v, ok := strings.Cut(line, "=")
 			if ok && strings.TrimSpace(k) == "path" {
@@ -481,7 +483,7 @@ func (sc *scanner) trackedFromIndex(dirs []string) (*snapshot, []string, bool, e
 	}
 	// One open file for its time and its content: git replaces the index
 	// by a rename, and the racy rule needs the time of the index read.
-	f, err := os.Open(filepath.Join(gitDir, "index"))
+	f, _, err := inputfile.Open(filepath.Join(gitDir, "index")) // a named pipe in its place must not hang vx
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -609,7 +611,7 @@ func findGitDir(root string) (string, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
 		return "", errIndexUnsupported
 	}
-	b, err := os.ReadFile(p)
+	b, err := inputfile.ReadLimit(p, 4096)
 	if err != nil {
 		return "", err
 	}
@@ -781,7 +783,7 @@ func (sc *scanner) hashOne(rel string, sha256Repo bool, now time.Time) (fileStat
 		target = filepath.ToSlash(target)
 		fmt.Fprintf(h, "blob %d\x00%s", len(target), target)
 	} else {
-		f, err := os.Open(abs)
+		f, _, err := inputfile.Open(abs) // never waits on a named pipe put in its place
 		if err != nil {
 			return fileState{}, false, fmt.Errorf("cache: %w", err)
 		}

@@ -567,9 +567,11 @@ func TestRestoreRefusesAFileThatAppeared(t *testing.T) {
 
 // TestRestoreRemovesWhatVxWrote: where git does not ignore the outputs, or
 // without git, a restore replaces and removes the files vx itself wrote
-// (stored or restored) and that did not change since, so the outputs become
-// the entry's; a file of the user's among them stays as it is, and is an
-// input.
+// (restored) and that did not change since, so the outputs become the
+// entry's; a file of the user's among them stays as it is, and is an
+// input. A file that only appeared while the task ran (stored as its
+// output) may be the user's, saved meanwhile: a restore neither replaces
+// nor removes it, and the task runs instead.
 func TestRestoreRemovesWhatVxWrote(t *testing.T) {
 	for _, useGit := range []bool{true, false} {
 		t.Run(map[bool]string{true: "outputs git would add", false: "no git"}[useGit], func(t *testing.T) {
@@ -592,41 +594,100 @@ func TestRestoreRemovesWhatVxWrote(t *testing.T) {
 				tr.write("p/out/"+v+".txt", v)
 				tr.write("p/out/common.txt", v)
 			}
+			rm := func(names ...string) {
+				for _, n := range names {
+					os.Remove(filepath.Join(r.root, "p/out", n))
+				}
+			}
+			state := func() map[string]string {
+				got := map[string]string{}
+				for _, name := range []string{"v1.txt", "v2.txt", "v3.txt", "common.txt", "mine.txt"} {
+					got[name] = tr.read("p/out/" + name)
+				}
+				return got
+			}
 			if hit, warn := tr.run(spec, task); hit || warn != "" {
 				t.Fatalf("first run: hit %v, %q", hit, warn)
 			}
 			if hit, warn := tr.run(spec, task); !hit {
 				t.Fatalf("second run: a miss (%q)", warn)
 			}
+			rm("v1.txt")
 			tr.write("p/src.txt", "v2")
 			if hit, warn := tr.run(spec, task); hit || warn != "" {
 				t.Fatalf("v2: hit %v, %q", hit, warn)
 			}
+			// A checkout without the outputs: v1's restored, and then
+			// known as vx's; v2's replaces and removes them.
+			rm("v2.txt", "common.txt")
 			tr.write("p/src.txt", "v1")
 			if hit, warn := tr.run(spec, task); !hit {
-				t.Fatalf("back to v1: a miss (%q)", warn)
+				t.Fatalf("back to v1, no outputs: a miss (%q)", warn)
 			}
-			got := map[string]string{}
-			for _, name := range []string{"v1.txt", "v2.txt", "common.txt", "mine.txt"} {
-				got[name] = tr.read("p/out/" + name)
+			tr.write("p/src.txt", "v2")
+			if hit, warn := tr.run(spec, task); !hit {
+				t.Fatalf("v2 again: a miss (%q)", warn)
 			}
-			want := map[string]string{"v1.txt": "v1", "v2.txt": "(missing)", "common.txt": "v1", "mine.txt": "the user's\n"}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("after the restore of v1's result (-want +got):\n%s", diff)
+			want := map[string]string{"v1.txt": "(missing)", "v2.txt": "v2", "v3.txt": "(missing)", "common.txt": "v2", "mine.txt": "the user's\n"}
+			if diff := cmp.Diff(want, state()); diff != "" {
+				t.Errorf("after the restore of v2's result over v1's (-want +got):\n%s", diff)
 			}
-			// A checkout without the outputs: restored, and then known as
-			// vx's (for git, asked at the end of the run).
-			os.Remove(filepath.Join(r.root, "p/out/v1.txt"))
-			os.Remove(filepath.Join(r.root, "p/out/common.txt"))
-			for i := 0; i < 2; i++ {
-				if hit, warn := tr.run(spec, task); !hit {
-					t.Fatalf("outputs removed, run %d: a miss (%q)", i+1, warn)
-				}
+			// v3 runs: its files appeared while it ran. Back to v2 would
+			// replace common.txt and remove v3.txt: refused, and run.
+			tr.write("p/src.txt", "v3")
+			if hit, warn := tr.run(spec, task); hit || warn != "" {
+				t.Fatalf("v3: hit %v, %q", hit, warn)
+			}
+			tr.write("p/src.txt", "v2")
+			hit, warn := tr.run(spec, task)
+			if wantWarn := "appeared while the task last ran; vx cannot tell whether the task or you wrote it; running the task"; hit || !strings.Contains(warn, wantWarn) {
+				t.Errorf("back to v2 over v3's files: hit %v, %q; want a refusal saying %q", hit, warn, wantWarn)
+			}
+			if got := tr.read("p/out/v3.txt"); got != "v3" {
+				t.Errorf("out/v3.txt, which appeared while the task ran, is %q", got)
 			}
 			// The user's file is an input: an edit is a miss, not reverted.
 			tr.write("p/out/mine.txt", "edited\n")
 			if hit, _ := tr.run(spec, task); hit || tr.read("p/out/mine.txt") != "edited\n" {
 				t.Errorf("an edit to the user's file under the outputs: hit %v, file %q", hit, tr.read("p/out/mine.txt"))
+			}
+		})
+	}
+}
+
+// TestFileSavedDuringTheRun: with outputs "src/**/*.js" (tsc beside its
+// sources), a hand-written src/helper.js saved while the build ran is
+// stored with the task's outputs, as vx cannot tell who wrote it; a later
+// hit on an older entry, which does not hold it, must not delete it.
+func TestFileSavedDuringTheRun(t *testing.T) {
+	for _, useGit := range []bool{true, false} {
+		t.Run(map[bool]string{true: "git", false: "no git"}[useGit], func(t *testing.T) {
+			r := &gitRepo{t: t, root: testdir.New(t), env: []string{"PATH=" + os.Getenv("PATH")}}
+			if useGit {
+				r = newGitRepo(t)
+			}
+			tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
+			r.write("p/package.json", `{"name": "p"}`, 0o644)
+			r.write("p/src/a.ts", "v1\n", 0o644)
+			if useGit {
+				r.git("add", "-A")
+				r.git("commit", "-qm", "base")
+			}
+			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"src/**/*.js"}}
+			tsc := func() { tr.write("p/src/a.js", "compiled "+tr.read("p/src/a.ts")) }
+			tr.run(spec, tsc)
+			tr.write("p/src/a.ts", "v2\n")
+			tr.run(spec, func() {
+				tsc()
+				tr.write("p/src/helper.js", "hand-written\n") // the user saves it, meanwhile
+			})
+			tr.write("p/src/a.ts", "v1\n") // v1's entry holds no helper.js
+			hit, warn := tr.run(spec, tsc)
+			if got := tr.read("p/src/helper.js"); got != "hand-written\n" {
+				t.Errorf("a hit on an older entry made the user's src/helper.js %q (hit %v, %q)", got, hit, warn)
+			}
+			if want := ", which appeared while the task last ran; vx cannot tell whether the task or you wrote it; running the task\n"; hit || !strings.HasPrefix(warn, "vx: p#build: not restored from the cache: it would replace or remove src/") || !strings.Contains(warn, want) {
+				t.Errorf("warnings %q, want %q", warn, want)
 			}
 		})
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // LastUse is what the store remembers of the entry a task last stored or
@@ -81,16 +83,12 @@ func (s *Store) ReadLast(root, id string) *LastUse {
 }
 
 func readLastUse(path, root, id string) *LastUse {
-	f, err := os.Open(path)
+	f, fi, err := inputfile.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	data, err := io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil
 	}
@@ -135,7 +133,7 @@ func (s *Store) WriteLast(u LastUse) {
 // pruneLast removes the records of entries the store no longer holds.
 func (s *Store) pruneLast() {
 	s.eachHashFile("last", func(p string, _ fs.FileInfo) {
-		data, err := os.ReadFile(p)
+		data, err := inputfile.ReadLimit(p, 1<<20)
 		if err != nil {
 			return
 		}
@@ -153,7 +151,7 @@ func (s *Store) pruneLast() {
 // sameContent reports whether the file at path holds data: one open and
 // one read (a hit asks it of its task's record).
 func sameContent(path string, data []byte) bool {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // An InputMatcher says whether a file is one of a task's input files,
@@ -130,7 +132,7 @@ func OutputsDigest(outputs []string, dir, store string) (string, error) {
 			fmt.Fprintf(h, "-> %q\n", target)
 			continue
 		}
-		f, err := os.Open(abs)
+		f, _, err := inputfile.Open(abs)
 		if err != nil {
 			return "", err
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // memo remembers the id of files vx hashed, by absolute path, with the
@@ -23,6 +25,12 @@ type memo struct {
 	mu       sync.Mutex
 	entries  map[string]memoEntry
 	produced map[string]memoKey
+	// appeared marks the produced files whose only provenance is that
+	// they appeared (or changed) under the outputs while the task ran, and
+	// were stored: the task may have written them, or the user (an editor
+	// saving src/helper.js during a build). vx cannot tell which without
+	// tracing the task, so a restore never replaces or removes them.
+	appeared map[string]bool
 	dirty    bool
 }
 
@@ -76,10 +84,11 @@ func (m *memo) load() {
 	m.once.Do(func() {
 		m.entries = map[string]memoEntry{}
 		m.produced = map[string]memoKey{}
+		m.appeared = map[string]bool{}
 		if m.path == "" {
 			return
 		}
-		data, err := os.ReadFile(m.path)
+		data, err := inputfile.ReadLimit(m.path, maxEntrySize)
 		if err != nil {
 			return
 		}
@@ -97,7 +106,8 @@ func (m *memo) load() {
 			return
 		}
 		// Records: path NUL size NUL mtime NUL ctime NUL ino NUL flags NUL
-		// id NUL; flags "p" (and no id) for an output vx wrote.
+		// id NUL; flags "p" (and no id) for an output vx wrote, "a" for
+		// one that appeared while its task ran (memo.stored).
 		for len(data) > 0 {
 			var f [7][]byte
 			ok := true
@@ -119,8 +129,13 @@ func (m *memo) load() {
 			if e1 != nil || e2 != nil || e3 != nil || e4 != nil {
 				continue
 			}
-			if string(f[5]) == "p" { // an output vx wrote
+			if string(f[5]) == "p" || string(f[5]) == "a" { // an output vx wrote, or stored
 				m.produced[string(f[0])] = memoKey{size: size, mtime: mtime, ctime: ctime, ino: ino}
+				if f[5][0] == 'a' {
+					m.appeared[string(f[0])] = true
+				} else {
+					delete(m.appeared, string(f[0]))
+				}
 				continue
 			}
 			if onlyProduced {
@@ -171,10 +186,42 @@ func (m *memo) wrote(abs string, k memoKey) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.produced[abs]; ok && old == k {
+		return // unchanged: it keeps its provenance (a restore that found it in place)
+	}
+	m.produced[abs] = k
+	delete(m.appeared, abs)
+	m.dirty = true
+}
+
+// stored records that vx stored the file at abs, which has the memoKey k,
+// as an output of a task that just ran. A file vx wrote before and that
+// did not change during the run keeps its record; any other is recorded as
+// one that appeared while the task ran ([memo.appeared]).
+func (m *memo) stored(abs string, k memoKey) {
+	if m == nil {
+		return
+	}
+	m.load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.produced[abs]; ok && old == k {
 		return
 	}
 	m.produced[abs] = k
+	m.appeared[abs] = true
 	m.dirty = true
+}
+
+// onlyAppeared reports whether the file at abs, whose memoKey is now k, is
+// a produced file whose only provenance is that it appeared while its task
+// ran.
+func (m *memo) onlyAppeared(abs string, k memoKey) bool {
+	if m == nil || !m.isProduced(abs, k) {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.appeared[abs]
 }
 
 // isProduced reports whether the file at abs, whose memoKey is now k, is
@@ -258,7 +305,11 @@ func (m *memo) save(tmpDir string) error {
 		// Forget outputs that are gone or changed: they are no longer what
 		// vx wrote.
 		if st, err := lstat(p); err == nil && memoKeyOf(st, false) == k {
-			record(p, k, []byte{'p'}, "")
+			flag := []byte{'p'}
+			if m.appeared[p] {
+				flag = []byte{'a'}
+			}
+			record(p, k, flag, "")
 		}
 	}
 	f, err := os.CreateTemp(tmpDir, "memo-*")

@@ -14,6 +14,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vxrun/vx/internal/inputfile"
+	"github.com/vxrun/vx/internal/quote"
 )
 
 // safeRel reports whether p is a clean, slash-separated relative path that
@@ -226,6 +229,13 @@ func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string
 		if yours[e.rel] {
 			continue
 		}
+		if !safeRel(e.rel) {
+			// Refused here, once, rather than stored and then refused at
+			// every lookup: an entry must restore on every system, and
+			// Windows has no ':' nor '\' in a file's name.
+			return nil, fmt.Errorf("the output %s has a name with ':' or '\\', which vx does not store "+
+				"(no file of that name can be restored on Windows); rename it, or leave it out of the outputs with a \"!\" glob", quote.Q(e.rel))
+		}
 		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
 		if e.info.Mode()&fs.ModeSymlink != 0 {
 			target, err := os.Readlink(abs)
@@ -349,8 +359,12 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 	}
 
 	// What the restore would replace or remove, found before any change.
+	// A directory where the entry has a file goes whole: every file in it
+	// must be one the outputs match, else the restore is refused (a file
+	// the globs exclude, "!dist/out/notes.txt", is never the task's).
 	var doomed []string // project-relative files
 	doom := func(abs string) error {
+		top, _ := filepath.Rel(dir, abs)
 		return filepath.WalkDir(abs, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return err
@@ -359,7 +373,12 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 			if err != nil {
 				return err
 			}
-			doomed = append(doomed, filepath.ToSlash(rel))
+			rel = filepath.ToSlash(rel)
+			if !matchGlobs(outputs, "", rel, true) {
+				return &conflictError{fmt.Sprintf("it would replace the directory %s, which holds %s, a file the outputs do not match",
+					quote.Q(filepath.ToSlash(top)), quote.Q(rel))}
+			}
+			doomed = append(doomed, rel)
 			return nil
 		})
 	}
@@ -581,7 +600,7 @@ func holds(p string, d Digest, mode os.FileMode) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != d.Size || fi.Mode().Perm() != mode.Perm() {
 		return false
 	}
-	f, err := os.Open(p)
+	f, _, err := inputfile.Open(p)
 	if err != nil {
 		return false
 	}

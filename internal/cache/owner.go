@@ -61,6 +61,10 @@ func (c *Cache) owner(k *Key, dir string) *owner {
 				if fs.tracked {
 					return &conflictError{fmt.Sprintf("it would replace or remove %s, which git tracks", rel)}
 				}
+				if c.sc.memo.onlyAppeared(abs, memoKeyOf(st, false)) {
+					return &conflictError{fmt.Sprintf("it would replace or remove %s, which appeared while the task last ran; "+
+						"vx cannot tell whether the task or you wrote it", rel)}
+				}
 				if c.sc.memo.isProduced(abs, memoKeyOf(st, false)) {
 					continue
 				}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // PruneOptions say what [Store.Prune] removes.
@@ -118,10 +120,10 @@ func (s *Store) entries() ([]acEntry, error) {
 	err := s.eachHashFile("ac", func(p string, fi fs.FileInfo) {
 		ent := acEntry{path: p, used: fi.ModTime(), size: fi.Size()}
 		action := Digest{Hash: fi.Name()}
-		if data, err := os.ReadFile(p); err == nil && len(data) > len(acMagic)+65 {
+		if data, err := inputfile.ReadLimit(p, maxEntrySize); err == nil && len(data) > len(acMagic)+65 {
 			if r, err := UnmarshalActionResult(data[len(acMagic)+65:]); err == nil {
 				ent.blobs = append(resultBlobs(r), action)
-				if ab, err := os.ReadFile(s.BlobPath(action)); err == nil {
+				if ab, err := inputfile.ReadLimit(s.BlobPath(action), maxEntrySize); err == nil {
 					if a, err := UnmarshalAction(ab); err == nil {
 						ent.blobs = append(ent.blobs, a.CommandDigest, a.InputRootDigest)
 					}
@@ -254,7 +256,7 @@ func writeLastRun(s *Store, st Stats) {
 }
 
 func readLastRun(s *Store) *LastRun {
-	data, err := os.ReadFile(filepath.Join(s.Dir, "last-run"))
+	data, err := inputfile.ReadLimit(filepath.Join(s.Dir, "last-run"), maxEntrySize)
 	if err != nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -120,7 +121,7 @@ func (s *Store) checkMark() error {
 // creating one store at once write the same bytes, so the file is whole
 // once any of them has written it.
 func writeMark(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, markName), os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := inputfile.OpenWrite(filepath.Join(dir, markName), os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ func isTempFile(e fs.DirEntry) bool {
 }
 
 func startsWith(p, prefix string) bool {
-	f, err := os.Open(p)
+	f, _, err := inputfile.Open(p)
 	if err != nil {
 		return false
 	}
@@ -293,7 +294,7 @@ func (s *Store) PutBytes(data []byte) (Digest, error) {
 
 // PutFile copies the file at path into the store and returns its digest.
 func (s *Store) PutFile(path string) (Digest, error) {
-	src, err := os.Open(path)
+	src, _, err := inputfile.Open(path)
 	if err != nil {
 		return Digest{}, fmt.Errorf("cache: %w", err)
 	}
@@ -350,7 +351,7 @@ var errCorrupt = errors.New("corrupt")
 // when the content does not match d (size or hash). A missing blob is
 // ErrNotFound.
 func (s *Store) OpenBlob(d Digest) (io.ReadCloser, error) {
-	f, err := os.Open(s.BlobPath(d))
+	f, _, err := inputfile.Open(s.BlobPath(d))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("blob %s: %w", d.String(), ErrNotFound)
 	}
@@ -394,15 +395,23 @@ func (v *verifyReader) Close() error { return v.f.Close() }
 
 const acMagic = "vxac1\n"
 
+// maxEntrySize bounds what vx reads of an action entry, the memo and other
+// store files that have no digest to say their size: 256 MiB, far above
+// the entry of a task with a hundred thousand outputs.
+const maxEntrySize = 256 << 20
+
 // GetActionResult returns the serialized ActionResult stored for action,
 // checked against its checksum, and marks the entry used. It returns
 // ErrNotFound when there is none, and an error wrapping errCorrupt when the
 // entry is damaged.
 func (s *Store) GetActionResult(action Digest) ([]byte, error) {
 	p := s.acPath(action)
-	data, err := os.ReadFile(p)
+	data, err := inputfile.ReadLimit(p, maxEntrySize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
+	}
+	if errors.Is(err, inputfile.ErrNotRegular) || errors.Is(err, inputfile.ErrLarger) {
+		return nil, fmt.Errorf("action entry %s: %w: %w", action.Hash[:12], err, errCorrupt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
@@ -415,8 +424,10 @@ func (s *Store) GetActionResult(action Digest) ([]byte, error) {
 	if DigestOf(res).Hash != sum {
 		return nil, fmt.Errorf("action entry %s does not match its checksum: %w", action.Hash[:12], errCorrupt)
 	}
-	now := time.Now()
-	os.Chtimes(p, now, now) // last use, for pruning; best effort
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+		now := time.Now()
+		os.Chtimes(p, now, now) // last use, for pruning; best effort
+	}
 	return res, nil
 }
 

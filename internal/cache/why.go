@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/quote"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Why says whether a task's key would hit and, when it would not, what
@@ -198,7 +199,7 @@ func (s *Store) readByHash(h string) ([]byte, error) {
 	if !validDigest(Digest{Hash: h}) {
 		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
 	}
-	data, err := os.ReadFile(s.BlobPath(Digest{Hash: h}))
+	data, err := inputfile.ReadLimit(s.BlobPath(Digest{Hash: h}), maxEntrySize)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ const CacheDirEnv = "VX_CACHE_DIR"
 var cacheRunFlags = []flagSpec{
 	{name: "force", kind: boolFlag, usage: "run every task, even those the cache holds, and store the results"},
 	{name: "no-cache", kind: boolFlag, usage: "neither read nor write the task cache"},
+	{name: "no-lock", kind: boolFlag, usage: "take no task lock and wait for none (another vx holds one, e.g. stopped with Ctrl-Z); hits are restored, no result is stored"},
 	{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
 }
 
@@ -69,7 +70,8 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		Root:    ws.Root,
 		Environ: p.Environ,
 		Read:    !a.set["force"],
-		Write:   write,
+		Write:   write && !a.set["no-lock"], // without the lock, outputs another vx writes could be stored
+		NoLock:  a.set["no-lock"],
 		DryRun:  !write, // a run writes; only --dry-run does not
 		Context: p.Context,
 		Warn:    p.Stderr,
@@ -88,7 +90,7 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		// The helper starts on the first remote call: a run whose tasks
 		// all hit the local store never starts it.
 		o.Remote = remote.NewLazy(func() (*remote.Client, error) { return startRemote(p, rc) })
-		o.RemoteWrite = write && rc.Write
+		o.RemoteWrite = o.Write && rc.Write
 	}
 	c, err := cache.New(o)
 	if err != nil {

@@ -185,7 +185,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, initCmd, cacheCmd, completionCmd}
+	commands = []*command{runCmd, watchCmd, whyCmd, envCmd, lsCmd, graphCmd, configCmd, initCmd, cacheCmd, pruneCmd, completionCmd}
 	runCmd.flags = append(append([]flagSpec{}, selectFlags...), runCmd.flags...)
 	runCmd.flags = append(runCmd.flags, cacheRunFlags...)
 	runCmd.flags = append(runCmd.flags, remoteFlags...)

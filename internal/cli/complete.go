@@ -215,6 +215,13 @@ func complete(p *Process, before []string, cur string) ([]candidate, bool) {
 		if len(named) == 0 {
 			cands = envTasks(p)
 		}
+	case pruneCmd.name:
+		all, _ := flagValues(p, c, "filter")
+		for _, cand := range all {
+			if !slices.Contains(named, cand.word) && cand.desc != "." {
+				cands = append(cands, cand)
+			}
+		}
 	case "cache":
 		if len(named) == 0 {
 			cands = []candidate{{"status", "what the cache holds"}, {"prune", "remove entries by size or age"}}
@@ -245,7 +252,7 @@ func flagValues(p *Process, c *command, flag string) ([]candidate, bool) {
 			{"new-only", "the output of the tasks that ran"}, {"errors-only", "the output of the tasks that failed"}, {"none", "no task output"}}, false
 	case "summary":
 		return []candidate{{"json", "the summary as JSON on stdout"}}, true
-	case "cache-dir", "profile", "html":
+	case "cache-dir", "profile", "html", "out-dir":
 		return nil, true
 	}
 	return nil, false

@@ -42,7 +42,8 @@ func TestComplete(t *testing.T) {
 		words []string // after "vx", the last being completed
 		want  string   // the whole output
 	}{
-		{"commands", root, []string{""}, ":plain\nrun\nwatch\nwhy\nenv\nls\ngraph\nconfig\ninit\ncache\ncompletion\nhelp\n"},
+		{"commands", root, []string{""}, ":plain\nrun\nwatch\nwhy\nenv\nls\ngraph\nconfig\ninit\ncache\nprune\ncompletion\nhelp\n"},
+		{"vx prune takes projects, not the root, each once", root, []string{"prune", "web", ""}, ":plain\n@acme/ui\tpackages/ui\n"},
 		{"command prefix", root, []string{"c"}, ":plain\nconfig\ncache\ncompletion\n"},
 		{"vx config's flags", root, []string{"config", "--"}, ":plain\n--fresh\tevaluate vx.config.ts anew, even when nothing it read changed\n--help\tshow help\n"},
 		{"top-level flags", root, []string{"--"}, ":plain\n--help\n--version\n"},
@@ -83,7 +84,7 @@ func TestComplete(t *testing.T) {
 		{"unknown command", root, []string{"bogus", ""}, ":plain\n"},
 		{"outside a workspace: nothing, no error", outside, []string{"run", ""}, ":plain\n"},
 		{"an empty word as older PowerShell passes it", web, []string{"run", `""`}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\ndev\tnext dev\n"},
-		{"no words at all", root, nil, ":plain\nrun\nwatch\nwhy\nenv\nls\ngraph\nconfig\ninit\ncache\ncompletion\nhelp\n"},
+		{"no words at all", root, nil, ":plain\nrun\nwatch\nwhy\nenv\nls\ngraph\nconfig\ninit\ncache\nprune\ncompletion\nhelp\n"},
 		{"vx why: the tasks vx run takes", web, []string{"why", "b"}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\n"},
 		{"vx why --filter narrows them", root, []string{"why", "--filter", "@acme/ui", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
 		{"vx why: project#task once # is typed", web, []string{"why", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},

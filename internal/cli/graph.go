@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/vxrun/vx/internal/quote"
@@ -108,7 +107,10 @@ func writeHTML(p *Process, name string, v *view.Graph) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.Dir, path)
 	}
-	f, err := os.Create(path)
+	f, err := createOwn(path)
+	if err == nil {
+		err = f.Truncate(0)
+	}
 	if err != nil {
 		return fmt.Errorf("--html: cannot write %s: %w", quote.Q(name), err)
 	}

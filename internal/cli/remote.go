@@ -30,18 +30,36 @@ const (
 	RemoteTLSCAEnv    = "VX_REMOTE_TLS_CA"
 	RemoteTimeoutEnv  = "VX_REMOTE_TIMEOUT"
 	RemoteHelperEnv   = "VX_REMOTE_HELPER"
+	RemoteTokenEnv    = "VX_REMOTE_TOKEN"
 )
 
+// turbo's variables for its remote cache, read so that a team's CI
+// secrets work unchanged (docs/cache.md, "A turbo server"). vx's own
+// settings win over them.
+const (
+	TurboAPIEnv          = "TURBO_API"
+	TurboTokenEnv        = "TURBO_TOKEN"
+	TurboTeamEnv         = "TURBO_TEAM"
+	TurboTeamIDEnv       = "TURBO_TEAMID"
+	TurboSignatureKeyEnv = "TURBO_REMOTE_CACHE_SIGNATURE_KEY"
+	TurboReadOnlyEnv     = "TURBO_REMOTE_CACHE_READ_ONLY"
+)
+
+// vercelAPI is turbo's default server: with TURBO_TOKEN and a team set
+// and no URL anywhere, turbo (and so vx) uses Vercel's remote cache.
+const vercelAPI = "https://vercel.com/api"
+
 var remoteFlags = []flagSpec{
-	{name: "remote-cache", kind: stringFlag, arg: "URL", usage: "share the cache through a REAPI v2 server: grpc://host:port or grpcs://host[:port] (default: $VX_REMOTE_CACHE, else vx.json's remoteCache.url)"},
-	{name: "remote-instance", kind: stringFlag, arg: "NAME", usage: "the remote cache's instance name (default: $VX_REMOTE_INSTANCE, else vx.json's remoteCache.instance)"},
+	{name: "remote-cache", kind: stringFlag, arg: "URL", usage: "share the cache through a REAPI v2 server (grpc://host:port, grpcs://host[:port]) or a turbo remote cache server (https://host[/path]) (default: $VX_REMOTE_CACHE, else vx.json's remoteCache.url, else $TURBO_API)"},
+	{name: "remote-instance", kind: stringFlag, arg: "NAME", usage: "the remote cache's instance name; for a turbo server the team, team_... or a slug (default: $VX_REMOTE_INSTANCE, else vx.json's remoteCache.instance, else $TURBO_TEAMID and $TURBO_TEAM)"},
 }
 
 var remoteWriteFlag = flagSpec{name: "remote-write", kind: boolFlag, usage: "upload results to the remote cache (default: read only, unless VX_REMOTE_WRITE=1)"}
 
 // remoteConfig returns the remote cache's settings, or nil when none is
-// configured. A flag beats the variable, which beats vx.json; the header,
-// the TLS files and the signing key come only from the environment.
+// configured. A flag beats the variable, which beats vx.json, which beats
+// turbo's variables; the header, the token, the TLS files and the signing
+// key come only from the environment (docs/cache.md, "Sharing the cache").
 func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, error) {
 	env := func(name string) string {
 		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
@@ -52,28 +70,55 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 		file = cfg.RemoteCache
 	}
 	rc := &remote.Config{
-		URL:        remoteSetting(p, a, "remote-cache", RemoteCacheEnv, file.URL),
-		Instance:   remoteSetting(p, a, "remote-instance", RemoteInstanceEnv, file.Instance),
-		Header:     env(RemoteHeaderEnv),
-		TLSCert:    env(RemoteTLSCertEnv),
-		TLSKey:     env(RemoteTLSKeyEnv),
-		TLSCA:      env(RemoteTLSCAEnv),
-		SigningKey: env(RemoteSigningEnv),
+		URL:      remoteURL(p, a, cfg),
+		Instance: remoteSetting(p, a, "remote-instance", RemoteInstanceEnv, file.Instance),
+		Header:   env(RemoteHeaderEnv),
+		TLSCert:  env(RemoteTLSCertEnv),
+		TLSKey:   env(RemoteTLSKeyEnv),
+		TLSCA:    env(RemoteTLSCAEnv),
+		Token:    env(RemoteTokenEnv),
 	}
+	rc.SigningKey = signingKey(p, rc.URL)
 	if rc.URL == "" {
 		if a.set["remote-write"] {
-			return nil, usagef("--remote-write needs a remote cache: --remote-cache grpc://host:port or VX_REMOTE_CACHE")
+			return nil, usagef("--remote-write needs a remote cache: --remote-cache URL, VX_REMOTE_CACHE or TURBO_API")
 		}
 		return nil, nil
 	}
-	if a.set["remote-write"] {
-		rc.Write = true
-	} else if v := env(RemoteWriteEnv); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, usagef("%s takes 1 or 0 (true or false), not %q", RemoteWriteEnv, v)
+	if rc.Protocol() == remote.ProtocolTurbo {
+		if rc.Token == "" {
+			rc.Token = env(TurboTokenEnv)
 		}
-		rc.Write = b
+		// The team: vx's instance setting, else turbo's variables.
+		switch {
+		case strings.HasPrefix(rc.Instance, "team_"):
+			rc.TeamID = rc.Instance
+		case rc.Instance != "":
+			rc.TeamSlug = rc.Instance
+		default:
+			rc.TeamID, rc.TeamSlug = env(TurboTeamIDEnv), env(TurboTeamEnv)
+		}
+		rc.Instance = ""
+	}
+	switch {
+	case a.set["remote-write"]:
+		rc.Write = true
+	case env(TurboReadOnlyEnv) != "":
+		v := env(TurboReadOnlyEnv)
+		ro, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, usagef("%s takes true or false (1 or 0), not %q", TurboReadOnlyEnv, v)
+		}
+		if !ro {
+			if rc.Write, err = writeEnv(env(RemoteWriteEnv)); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		var err error
+		if rc.Write, err = writeEnv(env(RemoteWriteEnv)); err != nil {
+			return nil, err
+		}
 	}
 	if v := env(RemoteTimeoutEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -83,9 +128,59 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 		rc.Timeout = d
 	}
 	if err := rc.Check(); err != nil {
-		return nil, usagef("%v", err)
+		return nil, usagef("%v", rc.Redact(err.Error()))
 	}
 	return rc, nil
+}
+
+// writeEnv reads VX_REMOTE_WRITE.
+func writeEnv(v string) (bool, error) {
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, usagef("%s takes 1 or 0 (true or false), not %q", RemoteWriteEnv, v)
+	}
+	return b, nil
+}
+
+// remoteURL is the remote cache's URL: --remote-cache, else
+// VX_REMOTE_CACHE, else vx.json's remoteCache.url, else TURBO_API, else,
+// when TURBO_TOKEN and a team (TURBO_TEAM or TURBO_TEAMID) are set,
+// Vercel's, as turbo does; "" for none.
+func remoteURL(p *Process, a *parsed, cfg *config.Config) string {
+	var file string
+	if cfg != nil {
+		file = cfg.RemoteCache.URL
+	}
+	if u := remoteSetting(p, a, "remote-cache", RemoteCacheEnv, file); u != "" || a.set["remote-cache"] {
+		return u
+	}
+	env := func(name string) string {
+		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
+		return v
+	}
+	if u := env(TurboAPIEnv); u != "" {
+		return u
+	}
+	if env(TurboTokenEnv) != "" && (env(TurboTeamEnv) != "" || env(TurboTeamIDEnv) != "") {
+		return vercelAPI
+	}
+	return ""
+}
+
+// signingKey is VX_REMOTE_SIGNING_KEY, else, for a turbo server (an
+// http:// or https:// url), TURBO_REMOTE_CACHE_SIGNATURE_KEY.
+func signingKey(p *Process, url string) string {
+	if k, _ := exec.LookupEnv(p.Environ, RemoteSigningEnv, p.GOOS); k != "" {
+		return k
+	}
+	if (&remote.Config{URL: url}).Protocol() == remote.ProtocolTurbo {
+		k, _ := exec.LookupEnv(p.Environ, TurboSignatureKeyEnv, p.GOOS)
+		return k
+	}
+	return ""
 }
 
 // remoteSetting is a remote-cache setting: the flag, else the variable,
@@ -103,19 +198,17 @@ func remoteSetting(p *Process, a *parsed, flag, envName, file string) string {
 // envKey chooses the secret the values of the keys' variables are hashed
 // with (docs/cache.md, "Declared values"), from the settings alone, so that
 // every command of one setup (vx run, vx why, vx watch, vx graph) makes the
-// same keys: derived from VX_REMOTE_SIGNING_KEY when it is set, which the
-// team's machines share; else, with a remote cache configured, the public
+// same keys: derived from the signing key when there is one
+// (VX_REMOTE_SIGNING_KEY, or TURBO_REMOTE_CACHE_SIGNATURE_KEY with a turbo
+// server), which the team's machines share; else, with a remote cache configured, the public
 // one, so that machines still share entries; else nil, the store's own
 // random one.
 func envKey(p *Process, a *parsed, cfg *config.Config) *cache.EnvKey {
-	if k, _ := exec.LookupEnv(p.Environ, RemoteSigningEnv, p.GOOS); k != "" {
+	url := remoteURL(p, a, cfg)
+	if k := signingKey(p, url); k != "" {
 		return cache.SigningEnvKey(k)
 	}
-	var file string
-	if cfg != nil {
-		file = cfg.RemoteCache.URL
-	}
-	if remoteSetting(p, a, "remote-cache", RemoteCacheEnv, file) != "" {
+	if url != "" {
 		return cache.PublicEnvKey()
 	}
 	return nil
@@ -168,7 +261,9 @@ func helperEnv(environ []string, goos string) []string {
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
 		switch exec.EnvNameKey(k, goos) {
-		case exec.EnvNameKey(RemoteHeaderEnv, goos), exec.EnvNameKey(RemoteSigningEnv, goos):
+		case exec.EnvNameKey(RemoteHeaderEnv, goos), exec.EnvNameKey(RemoteSigningEnv, goos),
+			exec.EnvNameKey(RemoteTokenEnv, goos), exec.EnvNameKey(TurboTokenEnv, goos),
+			exec.EnvNameKey(TurboSignatureKeyEnv, goos):
 			continue
 		}
 		out = append(out, kv)
@@ -179,7 +274,9 @@ func helperEnv(environ []string, goos string) []string {
 // remoteStatus is the remote part of `vx cache status`.
 type remoteStatus struct {
 	URL          string             `json:"url"`
+	Protocol     string             `json:"protocol"` // reapi or turbo
 	Instance     string             `json:"instance"`
+	Team         string             `json:"team,omitempty"` // turbo: the team id, else the slug
 	Write        bool               `json:"write"`
 	Signing      bool               `json:"signing"`
 	Reachable    bool               `json:"reachable"`
@@ -188,7 +285,10 @@ type remoteStatus struct {
 }
 
 func probeRemote(p *Process, rc *remote.Config) *remoteStatus {
-	rs := &remoteStatus{URL: rc.URL, Instance: rc.Instance, Write: rc.Write, Signing: rc.SigningKey != ""}
+	rs := &remoteStatus{URL: rc.URL, Protocol: rc.Protocol(), Instance: rc.Instance, Write: rc.Write, Signing: rc.SigningKey != ""}
+	if rs.Team = rc.TeamID; rs.Team == "" {
+		rs.Team = rc.TeamSlug
+	}
 	var first string
 	exe := p.Executable
 	if exe == "" {
@@ -227,6 +327,9 @@ func printRemoteStatus(p *Process, rs *remoteStatus) {
 	if rs.Instance != "" {
 		inst = fmt.Sprintf(" (instance %q)", rs.Instance)
 	}
+	if rs.Team != "" {
+		inst = fmt.Sprintf(" (turbo remote cache API, team %q)", rs.Team)
+	}
 	mode := "read only"
 	if rs.Write {
 		mode = "read and write"
@@ -240,6 +343,14 @@ func printRemoteStatus(p *Process, rs *remoteStatus) {
 		return
 	}
 	c := rs.Capabilities
+	if rs.Protocol == remote.ProtocolTurbo {
+		upd := "accepts results"
+		if !c.UpdateEnabled {
+			upd = "does not accept results"
+		}
+		fmt.Fprintf(p.Stdout, "         reachable in %dms: %s, %s\n", c.LatencyMS, c.APIVersion, upd)
+		return
+	}
 	batch := "no limit"
 	if c.MaxBatchBytes > 0 {
 		batch = humanBytes(c.MaxBatchBytes)

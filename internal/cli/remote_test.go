@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/remote"
 )
@@ -36,7 +37,33 @@ func TestRemoteConfig(t *testing.T) {
 			want: &remote.Config{URL: "grpcs://h", Header: "Authorization=Bearer x", SigningKey: "k", Timeout: 2e9}},
 		{name: "bad write value", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "VX_REMOTE_WRITE=yes please"}, err: "VX_REMOTE_WRITE takes 1 or 0"},
 		{name: "write without a cache", args: []string{"--remote-write"}, err: "--remote-write needs a remote cache"},
-		{name: "bad URL", args: []string{"--remote-cache", "https://h"}, err: "HTTP URL"},
+		{name: "bad URL", args: []string{"--remote-cache", "ftp://h"}, err: "must start with grpc://"},
+		// A turbo server (docs/cache.md, "A turbo server"): an http(s) URL,
+		// turbo's variables under vx's own.
+		{name: "turbo: the team is needed", args: []string{"--remote-cache", "https://h"}, err: "needs a team"},
+		{name: "turbo: turbo's variables alone", env: []string{"TURBO_API=https://cache.example/api", "TURBO_TOKEN=tok-supersecret", "TURBO_TEAM=acme", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=sig"},
+			want: &remote.Config{URL: "https://cache.example/api", Token: "tok-supersecret", TeamSlug: "acme", SigningKey: "sig"}},
+		{name: "turbo: token and team alone mean Vercel, as in turbo", env: []string{"TURBO_TOKEN=t", "TURBO_TEAMID=team_123"},
+			want: &remote.Config{URL: "https://vercel.com/api", Token: "t", TeamID: "team_123"}},
+		{name: "turbo: a token without a team is no remote", env: []string{"TURBO_TOKEN=t"}, want: nil},
+		{name: "turbo: both team variables are sent", env: []string{"TURBO_API=http://127.0.0.1:3000", "TURBO_TEAMID=team_1", "TURBO_TEAM=acme"},
+			want: &remote.Config{URL: "http://127.0.0.1:3000", TeamID: "team_1", TeamSlug: "acme"}},
+		{name: "turbo: vx's settings beat turbo's", cfg: &config.Config{RemoteCache: config.RemoteCache{URL: "https://file.example", Instance: "team_file"}},
+			env:  []string{"TURBO_API=https://turbo.example", "TURBO_TEAM=acme", "TURBO_TOKEN=t", "VX_REMOTE_TOKEN=v", "VX_REMOTE_SIGNING_KEY=vk", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"},
+			want: &remote.Config{URL: "https://file.example", TeamID: "team_file", Token: "v", SigningKey: "vk"}},
+		{name: "turbo: VX_REMOTE_CACHE beats vx.json and TURBO_API; the instance is a slug", cfg: file,
+			env:  []string{"TURBO_API=https://turbo.example", "VX_REMOTE_CACHE=https://env.example", "VX_REMOTE_INSTANCE=acme"},
+			want: &remote.Config{URL: "https://env.example", TeamSlug: "acme"}},
+		{name: "turbo: read-only beats VX_REMOTE_WRITE", env: []string{"TURBO_API=https://h", "TURBO_TEAM=a", "VX_REMOTE_WRITE=1", "TURBO_REMOTE_CACHE_READ_ONLY=true"},
+			want: &remote.Config{URL: "https://h", TeamSlug: "a"}},
+		{name: "turbo: --remote-write beats read-only", args: []string{"--remote-write"}, env: []string{"TURBO_API=https://h", "TURBO_TEAM=a", "TURBO_REMOTE_CACHE_READ_ONLY=1"},
+			want: &remote.Config{URL: "https://h", TeamSlug: "a", Write: true}},
+		{name: "turbo: read-only false leaves VX_REMOTE_WRITE", env: []string{"TURBO_API=https://h", "TURBO_TEAM=a", "VX_REMOTE_WRITE=1", "TURBO_REMOTE_CACHE_READ_ONLY=false"},
+			want: &remote.Config{URL: "https://h", TeamSlug: "a", Write: true}},
+		{name: "turbo: a token in the URL is refused and not shown", env: []string{"TURBO_API=https://user:supersecret@h", "TURBO_TEAM=a"}, err: "must not hold credentials"},
+		{name: "REAPI ignores turbo's token and signature key", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "TURBO_TOKEN=t", "TURBO_TEAM=a", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"},
+			want: &remote.Config{URL: "grpc://h:1"}},
+		{name: "REAPI refuses VX_REMOTE_TOKEN", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "VX_REMOTE_TOKEN=supersecret"}, err: "is for a turbo server"},
 		{name: "bad header never shown", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "VX_REMOTE_HEADER=Bearer-supersecret"}, err: "Name=Value"},
 		{name: "bad timeout", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "VX_REMOTE_TIMEOUT=soon"}, err: "VX_REMOTE_TIMEOUT"},
 	} {
@@ -66,9 +93,44 @@ func TestRemoteConfig(t *testing.T) {
 }
 
 func TestHelperEnvDropsSecrets(t *testing.T) {
-	got := helperEnv([]string{"PATH=/bin", "VX_REMOTE_HEADER=a=b", "Vx_Remote_Signing_Key=k", "VX_REMOTE_CACHE=grpc://h:1", "SSL_CERT_FILE=/x"}, "windows")
+	got := helperEnv([]string{"PATH=/bin", "VX_REMOTE_HEADER=a=b", "Vx_Remote_Signing_Key=k", "VX_REMOTE_CACHE=grpc://h:1", "SSL_CERT_FILE=/x",
+		"TURBO_TOKEN=t", "VX_REMOTE_TOKEN=t", "turbo_remote_cache_signature_key=k"}, "windows")
 	want := []string{"PATH=/bin", "VX_REMOTE_CACHE=grpc://h:1", "SSL_CERT_FILE=/x"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvKeyTurbo: the secret the variables' values are hashed with
+// follows the same settings as the remote cache: turbo's signature key
+// counts for a turbo server (and VX_REMOTE_SIGNING_KEY first), turbo's
+// variables alone configure a remote (the public secret without a key).
+func TestEnvKeyTurbo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"nothing: the store's own", nil, ""},
+		{"turbo server, no key: public", []string{"TURBO_API=https://h", "TURBO_TEAM=a"}, cache.PublicEnvKey().Name},
+		{"Vercel by token and team: public", []string{"TURBO_TOKEN=t", "TURBO_TEAM=a"}, cache.PublicEnvKey().Name},
+		{"turbo server with turbo's key", []string{"TURBO_API=https://h", "TURBO_TEAM=a", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.SigningEnvKey("tk").Name},
+		{"vx's key first", []string{"TURBO_API=https://h", "VX_REMOTE_SIGNING_KEY=vk", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.SigningEnvKey("vk").Name},
+		{"turbo's key is not for a REAPI server", []string{"VX_REMOTE_CACHE=grpc://h:1", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.PublicEnvKey().Name},
+		{"turbo's key alone, no server: the store's own", []string{"TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := parseFlags("run", runCmd.flags, []string{"build"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if k := envKey(&Process{Environ: tc.env, GOOS: "linux"}, a, nil); k != nil {
+				got = k.Name
+			}
+			if got != tc.want {
+				t.Errorf("envKey = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -32,7 +32,10 @@ func openSummary(p *Process, v string) (*summaryOut, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.Dir, path)
 	}
-	f, err := os.Create(path)
+	f, err := createOwn(path)
+	if err == nil {
+		err = f.Truncate(0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--summary: cannot write %q: %w", v, err)
 	}

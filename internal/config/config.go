@@ -41,7 +41,7 @@ type Origin struct {
 
 // RemoteCache is vx.json's "remoteCache".
 type RemoteCache struct {
-	URL      string // grpc://host:port or grpcs://host[:port]
+	URL      string // grpc://host:port or grpcs://host[:port]; http(s):// for a turbo server
 	Instance string // the REAPI instance name
 }
 

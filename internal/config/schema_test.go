@@ -222,6 +222,7 @@ func extraSchemaCases() []schemaCase {
 		`{"tasks": {"build": {"inputs": [1]}}}`,
 		`{"tasks": {"build": {"cache": "false"}}}`,
 		`{"remoteCache": {"url": "grpcs://cache.example.com", "instance": "main"}, "tasks": {}}`,
+		`{"remoteCache": {"url": "https://turbo.example.com/api", "instance": "team_1"}, "tasks": {}}`,
 		`{"remoteCache": {}}`,
 		`{"remoteCache": "grpcs://cache.example.com"}`,
 		`{"remoteCache": {"url": 443}}`,

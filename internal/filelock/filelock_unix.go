@@ -10,19 +10,32 @@ import (
 )
 
 // Lock is a held lock: a file descriptor of the file, flock'ed. Raw
-// system calls keep a lock at four (open, flock, pwrite, close), which a
-// run pays per cached task.
+// system calls keep a lock at five (open, fstat, flock, pwrite, close),
+// which a run pays per cached task.
 type Lock struct {
 	fd int
 }
 
 func tryLock(path string) (*Lock, error) {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+	// O_NOFOLLOW: the pid is written over the file's first bytes, so a
+	// symbolic link put in the lock's place (by anything that can write
+	// node_modules) must not lead the write to a file of the user's.
+	// O_NONBLOCK: a named pipe in its place must not block the open.
+	const flags = unix.O_RDWR | unix.O_CREAT | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
+	fd, err := unix.Open(path, flags, 0o644)
 	for errors.Is(err, unix.EINTR) {
-		fd, err = unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+		fd, err = unix.Open(path, flags, 0o644)
 	}
 	if err != nil {
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EMLINK) {
+			err = errNotPlain
+		}
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNotPlain}
 	}
 	for {
 		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)

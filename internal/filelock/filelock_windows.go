@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/vxrun/vx/internal/inputfile"
 	"golang.org/x/sys/windows"
 )
 
@@ -18,7 +19,12 @@ type Lock struct {
 const lockOffsetHigh = 0x7fffffff
 
 func tryLock(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Not through a symbolic link or junction: the pid is written over
+	// the file's first bytes.
+	f, err := inputfile.OpenWrite(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, inputfile.ErrLink) || errors.Is(err, inputfile.ErrNotRegular) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNotPlain}
+	}
 	if err != nil {
 		return nil, err
 	}

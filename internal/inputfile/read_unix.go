@@ -5,45 +5,25 @@ package inputfile
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
 )
 
-// Read reads the whole regular file name. Errors are *fs.PathError values;
-// one wrapping [ErrNotRegular] or [ErrTooLarge] when the file is refused.
+// read reads the whole regular file name, at most limit bytes.
 //
 // It spends four or five system calls (open, fstat, read, read, close)
 // where os.ReadFile spends ten (it registers the file with the runtime's
 // poller, which refuses regular files); this halves the cost of reading a
 // thousand small manifests. O_NONBLOCK keeps opening a named pipe from
 // blocking; fstat then refuses it.
-func Read(name string) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+func read(name string, limit int64, tooLarge error) ([]byte, error) {
+	fd, st, err := openRegular(name, syscall.O_RDONLY, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	for {
-		err = syscall.Fstat(fd, &st)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: notRegular(uint32(st.Mode))}
-	}
-	if st.Size > MaxSize {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	if st.Size > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: tooLarge}
 	}
 	buf := make([]byte, 0, max(2048, int(st.Size)+1))
 	for {
@@ -60,10 +40,86 @@ func Read(name string) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
-		if len(buf) > MaxSize { // a file that grows, or reports no size
-			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+		if int64(len(buf)) > limit { // a file that grows, or reports no size
+			return nil, &fs.PathError{Op: "read", Path: name, Err: tooLarge}
 		}
 	}
+}
+
+// openRegular opens name with flag and perm (and O_CLOEXEC, O_NONBLOCK), and
+// returns its descriptor, in blocking mode again, when it is a regular
+// file.
+func openRegular(name string, flag int, perm uint32) (int, *syscall.Stat_t, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(name, flag|syscall.O_CLOEXEC|syscall.O_NONBLOCK, perm)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		if flag&syscall.O_NOFOLLOW != 0 && (err == syscall.ELOOP || err == syscall.EMLINK) {
+			if fi, lerr := os.Lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				err = ErrLink
+			}
+		}
+		return -1, nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	var st syscall.Stat_t
+	for {
+		err = syscall.Fstat(fd, &st)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return -1, nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return -1, nil, &fs.PathError{Op: "read", Path: name, Err: notRegular(uint32(st.Mode))}
+	}
+	syscall.SetNonblock(fd, false)
+	return fd, &st, nil
+}
+
+// Open opens name for reading when it leads to a regular file, and returns
+// the file and what it is; opening a named pipe does not wait for a
+// writer. Errors are *fs.PathError values; one wrapping [ErrNotRegular]
+// for anything else.
+func Open(name string) (*os.File, fs.FileInfo, error) {
+	fd, _, err := openRegular(name, syscall.O_RDONLY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// OpenWrite opens name as os.OpenFile does, with O_NOFOLLOW: a name that
+// is a symbolic link is refused (an error wrapping [ErrLink]), as is one
+// that is not a regular file ([ErrNotRegular]; a named pipe is not waited
+// for). O_TRUNC is applied only once the file is known to be regular.
+func OpenWrite(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	trunc := flag&os.O_TRUNC != 0
+	fd, _, err := openRegular(name, (flag&^os.O_TRUNC)|syscall.O_NOFOLLOW, uint32(perm.Perm()))
+	if err != nil {
+		return nil, err
+	}
+	if trunc {
+		if err := syscall.Ftruncate(fd, 0); err != nil {
+			syscall.Close(fd)
+			return nil, &fs.PathError{Op: "truncate", Path: name, Err: err}
+		}
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // notRegular names the kind of file mode is.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/jsconfig/wire"
 	"github.com/vxrun/vx/internal/nodeprog"
 )
@@ -58,7 +59,7 @@ func findNode(environ []string, root, goos string) (nodeID, error) {
 
 // readMemo returns the memo at path when it is whole, else nil.
 func readMemo(path string) *memoFile {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadLimit(path, 256<<20) // regular files only: a named pipe in its place must not hang vx
 	if err != nil || !bytes.HasPrefix(data, []byte(memoMagic)) {
 		return nil
 	}

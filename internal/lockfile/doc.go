@@ -11,6 +11,11 @@
 // install path moves when another project's install is hoisted elsewhere):
 // the task cache keys on it, and --affected compares it.
 //
+// Yarn classic's yarn.lock does not list the workspace's projects: read it
+// with [ParseWorkspace], which takes the projects' manifests ([Project]);
+// [Parse] of one wraps [ErrUnsupported]. [Prune] writes a lockfile cut to some
+// projects, in the format's own text, and checks it by reading it back.
+//
 // It needs no package manager and no node. A lockfile it cannot read (bun.lockb,
 // a format version it does not know) is [ErrUnsupported]: callers fall back to
 // the whole file's bytes, never to a guess.

@@ -27,18 +27,20 @@ type Client struct {
 	url  string // for messages
 	warn func(string)
 
-	in      io.WriteCloser // the helper's stdin
-	wmu     sync.Mutex
-	mu      sync.Mutex
-	nextID  uint32
-	calls   map[uint32]*call
-	dead    error // the pipe broke or the helper exited
-	fault   error // the first fault; calls fail at once after it
-	warned  bool
-	done    chan struct{} // closed when the reader ends
-	stop    func() error  // ends the helper (kill after a grace)
-	stderr  *limitedBuffer
-	exitErr func() error
+	in     io.WriteCloser // the helper's stdin
+	wmu    sync.Mutex
+	mu     sync.Mutex
+	nextID uint32
+	calls  map[uint32]*call
+	dead   error // the pipe broke or the helper exited
+	fault  error // the first fault; calls fail at once after it
+	warned bool
+	// sigWarned: an entry without a valid signature was reported (once).
+	sigWarned bool
+	done      chan struct{} // closed when the reader ends
+	stop      func() error  // ends the helper (kill after a grace)
+	stderr    *limitedBuffer
+	exitErr   func() error
 }
 
 type call struct {
@@ -143,7 +145,8 @@ func newClient(cfg Config, in io.WriteCloser, out io.Reader, warn func(string)) 
 
 func (c *Client) hello(ctx context.Context) error {
 	h := &wire.Hello{Version: wire.Version, URL: c.cfg.URL, Instance: c.cfg.Instance, Header: c.cfg.Header,
-		TLSCert: c.cfg.TLSCert, TLSKey: c.cfg.TLSKey, TLSCA: c.cfg.TLSCA, SigningKey: c.cfg.SigningKey}
+		TLSCert: c.cfg.TLSCert, TLSKey: c.cfg.TLSKey, TLSCA: c.cfg.TLSCA, SigningKey: c.cfg.SigningKey,
+		Token: c.cfg.Token, TeamID: c.cfg.TeamID, TeamSlug: c.cfg.TeamSlug}
 	resp, err := c.roundTrip(ctx, &wire.Request{Op: wire.OpHello, Hello: h}, nil, c.cfg.Timeout, 0)
 	if err != nil {
 		return fmt.Errorf("remote: the helper did not answer: %s", c.cfg.Redact(err.Error()))
@@ -186,6 +189,11 @@ func (c *Client) read(out io.Reader) {
 				}
 			}
 			cl.mu.Unlock()
+			select {
+			case cl.progress <- struct{}{}:
+			default:
+			}
+		case wire.KindProgress:
 			select {
 			case cl.progress <- struct{}{}:
 			default:
@@ -296,7 +304,9 @@ func (c *Client) roundTrip(ctx context.Context, req *wire.Request, w io.Writer, 
 			}
 			return resp, nil
 		case <-cl.progress:
-			idleTimer.Reset(idle)
+			if idleTimer != nil {
+				idleTimer.Reset(idle)
+			}
 		case <-idleC:
 			c.cancel(id, cl)
 			return nil, fmt.Errorf("no data for %s", idle)
@@ -363,7 +373,17 @@ func (c *Client) do(ctx context.Context, req *wire.Request, w io.Writer, timeout
 	}
 	if err == nil {
 		if errors.Is(resp.Error, wire.ErrNotFound) {
-			return nil, &missError{op: req.Op, e: resp.Error, redact: c.cfg.Redact}
+			m := &missError{op: req.Op, e: resp.Error, redact: c.cfg.Redact}
+			if resp.Error.Code == wire.CodeBadSignature {
+				c.mu.Lock()
+				first := !c.sigWarned
+				c.sigWarned = true
+				c.mu.Unlock()
+				if first {
+					c.warn(fmt.Sprintf("remote cache %s: an entry was not used: %s; such entries are misses (said once per run)", c.url, c.cfg.Redact(resp.Error.Message)))
+				}
+			}
+			return nil, m
 		}
 		err = resp.Error
 	} else if errors.Is(err, context.DeadlineExceeded) {
@@ -433,9 +453,16 @@ func (c *Client) Capabilities(ctx context.Context) (*wire.Capabilities, error) {
 	return resp.Capabilities, nil
 }
 
-// GetActionResult implements cache.Remote.
+// GetActionResult implements cache.Remote. From a turbo server the entry
+// comes with its blobs, in one artifact that may be large: that call has
+// an idle deadline (no bytes for the per-call timeout) instead of a total
+// one.
 func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byte, error) {
-	resp, err := c.do(ctx, &wire.Request{Op: wire.OpGetActionResult, Action: &action}, nil, c.cfg.Timeout, 0)
+	timeout, idle := c.cfg.Timeout, time.Duration(0)
+	if c.cfg.Protocol() == ProtocolTurbo {
+		timeout, idle = 0, c.cfg.Timeout
+	}
+	resp, err := c.do(ctx, &wire.Request{Op: wire.OpGetActionResult, Action: &action}, nil, timeout, idle)
 	if err != nil {
 		return nil, err
 	}
@@ -443,12 +470,19 @@ func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byt
 }
 
 // UpdateActionResult implements cache.Remote. It refuses when the client
-// is read-only.
+// is read-only. To a turbo server it sends the entry with its blobs, under
+// an idle deadline like a turbo lookup's.
 func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, result []byte) error {
 	if !c.cfg.Write {
 		return errors.New("remote: the remote cache is read-only for this run (--remote-write or VX_REMOTE_WRITE=1 allows writing)")
 	}
-	_, err := c.do(ctx, &wire.Request{Op: wire.OpUpdateActionResult, Action: &action, Result: result}, nil, c.cfg.Timeout, 0)
+	timeout, idle := c.cfg.Timeout, time.Duration(0)
+	if c.cfg.Protocol() == ProtocolTurbo {
+		// The result's update sends the whole entry: an idle deadline, as
+		// for a lookup.
+		timeout, idle = 0, c.cfg.Timeout
+	}
+	_, err := c.do(ctx, &wire.Request{Op: wire.OpUpdateActionResult, Action: &action, Result: result}, nil, timeout, idle)
 	return err
 }
 

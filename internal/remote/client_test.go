@@ -30,6 +30,7 @@ type fake struct {
 	calls   atomic.Int32
 	get     func(ctx context.Context, d cache.Digest) ([]byte, error)
 	read    func(ctx context.Context, d cache.Digest, w io.Writer) error
+	update  func(ctx context.Context) error // nil: stored at once
 	closed  atomic.Bool
 	hello   *wire.Hello
 	helloMu sync.Mutex
@@ -45,6 +46,9 @@ func (f *fake) GetActionResult(ctx context.Context, d cache.Digest) ([]byte, err
 }
 func (f *fake) UpdateActionResult(ctx context.Context, d cache.Digest, r []byte) error {
 	f.calls.Add(1)
+	if f.update != nil {
+		return f.update(ctx)
+	}
 	return nil
 }
 func (f *fake) FindMissingBlobs(ctx context.Context, b []cache.Digest) ([]cache.Digest, error) {
@@ -419,5 +423,98 @@ func TestClientReadBlobIdle(t *testing.T) {
 	}
 	if len(*warns) != 1 {
 		t.Errorf("warnings = %q, want one", *warns)
+	}
+}
+
+// TestClientTurboLookupIdle: a turbo lookup downloads the whole artifact
+// (and an update sends it), so its deadline is an idle one: a lookup that keeps reporting progress
+// outlives the per-call timeout, one that goes quiet is cut off after it.
+// A REAPI lookup or update keeps its total deadline.
+func TestClientTurboLookupIdle(t *testing.T) {
+	timeout := 300 * time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		url      string
+		update   bool
+		progress bool
+		wantErr  bool
+	}{
+		{"turbo, bytes flowing", "https://cache.example", false, true, false},
+		{"turbo, quiet", "https://cache.example", false, false, true},
+		{"REAPI, total deadline", "grpc://127.0.0.1:1", false, true, true},
+		{"turbo upload, bytes flowing", "https://cache.example", true, true, false},
+		{"turbo upload, quiet", "https://cache.example", true, false, true},
+		{"REAPI update, total deadline", "grpc://127.0.0.1:1", true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow := func(ctx context.Context) error {
+				for end := time.Now().Add(3 * timeout); time.Now().Before(end); {
+					select {
+					case <-ctx.Done():
+						return ctx.Err()
+					case <-time.After(20 * time.Millisecond):
+					}
+					if tc.progress {
+						wire.Progress(ctx)
+					}
+				}
+				return nil
+			}
+			f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+				if err := slow(ctx); err != nil {
+					return nil, err
+				}
+				return []byte("result"), nil
+			}, update: slow}
+			c, warns, _ := pipeClient(t, f, Config{URL: tc.url, TeamSlug: "acme", Timeout: timeout, Write: true})
+			start := time.Now()
+			var err error
+			if tc.update {
+				err = c.UpdateActionResult(context.Background(), cache.Digest{Hash: "a"}, []byte("result"))
+			} else {
+				_, err = c.GetActionResult(context.Background(), cache.Digest{Hash: "a"})
+			}
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
+			}
+			if tc.wantErr && time.Since(start) > 2*timeout {
+				t.Errorf("cut off after %s, want about %s", time.Since(start), timeout)
+			}
+			if tc.wantErr && len(*warns) != 1 {
+				t.Errorf("warnings: %q", *warns)
+			}
+		})
+	}
+}
+
+// TestClientBadSignatureWarnsOnce: an entry refused for its signature is a
+// miss, said once per run; the remote stays on.
+func TestClientBadSignatureWarnsOnce(t *testing.T) {
+	f := &fake{get: func(ctx context.Context, d cache.Digest) ([]byte, error) {
+		if d.Hash == "good" {
+			return []byte("result"), nil
+		}
+		return nil, &wire.Error{Code: wire.CodeBadSignature, Message: "the entry is not signed"}
+	}}
+	c, warns, _ := pipeClient(t, f, Config{URL: "https://cache.example", TeamSlug: "acme", Token: "tok-secret-123", SigningKey: "k"})
+	for _, h := range []string{"a", "b", "good"} {
+		_, err := c.GetActionResult(context.Background(), cache.Digest{Hash: h})
+		if h == "good" {
+			if err != nil {
+				t.Fatalf("after two refused entries, a good one: %v", err)
+			}
+			continue
+		}
+		if !errors.Is(err, cache.ErrNotFound) || !BadSignature(err) {
+			t.Fatalf("%s: err = %v, want a miss for its signature", h, err)
+		}
+	}
+	if len(*warns) != 1 || !strings.Contains((*warns)[0], "not signed") {
+		t.Fatalf("warnings: %q, want one naming the reason", *warns)
+	}
+	f.helloMu.Lock()
+	defer f.helloMu.Unlock()
+	if f.hello.Token != "tok-secret-123" || f.hello.TeamSlug != "acme" {
+		t.Errorf("hello = %+v", f.hello)
 	}
 }

@@ -20,8 +20,18 @@ const DefaultTimeout = 5 * time.Second
 // which beats vx.json's "remoteCache"; the header, the TLS key pair and the
 // signing key come only from vx's environment.
 type Config struct {
-	URL      string // grpc://host:port or grpcs://host[:port] (TLS, port 443 by default)
+	// URL is grpc://host:port or grpcs://host[:port] (TLS, port 443 by
+	// default) for a REAPI v2 server, or http://host[:port][/path] or
+	// https://... for a server of turbo's remote cache API (/v8/artifacts
+	// under the URL's path).
+	URL      string
 	Instance string // REAPI instance name; "" for the server's default
+	// Token is the bearer token of a turbo server (VX_REMOTE_TOKEN, else
+	// TURBO_TOKEN). It is never printed and never part of an error.
+	Token string
+	// TeamID and TeamSlug name the team on a turbo server: the query's
+	// teamId (team_...) and slug; both are sent when both are set.
+	TeamID, TeamSlug string
 	// Header is "Name=Value", sent with every call (VX_REMOTE_HEADER). It
 	// is never printed and never part of an error.
 	Header     string
@@ -31,6 +41,45 @@ type Config struct {
 	SigningKey string // VX_REMOTE_SIGNING_KEY: HMAC-SHA256 key signing results
 	Write      bool   // upload results (--remote-write); read-only otherwise
 	Timeout    time.Duration
+}
+
+// Protocols a Config's URL selects.
+const (
+	ProtocolREAPI = "reapi" // grpc:// and grpcs://
+	ProtocolTurbo = "turbo" // http:// and https://: turbo's remote cache API
+)
+
+// Protocol is the protocol the URL's scheme selects: turbo's HTTP API for
+// http:// and https://, REAPI otherwise.
+func (c *Config) Protocol() string {
+	if s, _, ok := strings.Cut(c.URL, "://"); ok && (strings.EqualFold(s, "http") || strings.EqualFold(s, "https")) {
+		return ProtocolTurbo
+	}
+	return ProtocolREAPI
+}
+
+// checkTurbo checks the URL and the team of a turbo server.
+func (c *Config) checkTurbo() error {
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("remote: cannot read the cache URL %q: write https://host[:port][/path]", c.URL)
+	}
+	if u.User != nil {
+		return errors.New("remote: the cache URL must not hold credentials; put the token in VX_REMOTE_TOKEN or TURBO_TOKEN")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("remote: the cache URL %q has a query; name the team with --remote-instance, TURBO_TEAM or TURBO_TEAMID instead", c.URL)
+	}
+	if c.TeamID == "" && c.TeamSlug == "" {
+		return fmt.Errorf("remote: the turbo cache %q needs a team: --remote-instance (team_... or a slug), TURBO_TEAMID or TURBO_TEAM", c.URL)
+	}
+	if c.TLSCert != "" || c.TLSKey != "" {
+		return errors.New("remote: VX_REMOTE_TLS_CERT and VX_REMOTE_TLS_KEY are for REAPI servers (grpcs://); a turbo server takes a bearer token")
+	}
+	if c.TLSCA != "" && !strings.EqualFold(u.Scheme, "https") {
+		return fmt.Errorf("remote: VX_REMOTE_TLS_CA is set but the cache URL %q is not https://", c.URL)
+	}
+	return nil
 }
 
 // Target is the URL's host:port as gRPC dials it, and whether it uses TLS.
@@ -44,9 +93,9 @@ func (c *Config) Target() (hostport string, tls bool, err error) {
 	case "grpcs":
 		tls = true
 	case "http", "https":
-		return "", false, fmt.Errorf("remote: %q is an HTTP URL; vx speaks REAPI over gRPC: write grpc://%s or grpcs://%s", c.URL, u.Host, u.Host)
+		return "", false, fmt.Errorf("remote: %q is an HTTP URL, which speaks turbo's remote cache API, not REAPI over gRPC (grpc://%s or grpcs://%s)", c.URL, u.Host, u.Host)
 	default:
-		return "", false, fmt.Errorf("remote: the cache URL %q must start with grpc:// or grpcs://", c.URL)
+		return "", false, fmt.Errorf("remote: the cache URL %q must start with grpc:// or grpcs:// (REAPI), or http:// or https:// (turbo's remote cache API)", c.URL)
 	}
 	if u.User != nil {
 		return "", false, errors.New("remote: the cache URL must not hold credentials; put them in VX_REMOTE_HEADER")
@@ -73,16 +122,32 @@ func (c *Config) Target() (hostport string, tls bool, err error) {
 // connection is started. Its errors never contain the header's value or
 // the signing key.
 func (c *Config) Check() error {
+	if c.Protocol() == ProtocolTurbo {
+		if err := c.checkTurbo(); err != nil {
+			return err
+		}
+		if err := c.checkHeader(); err != nil {
+			return err
+		}
+		if c.TLSCA != "" {
+			if _, err := os.Stat(c.TLSCA); err != nil {
+				return fmt.Errorf("remote: VX_REMOTE_TLS_CA names %q, which cannot be read: %w", c.TLSCA, errors.Unwrap(err))
+			}
+		}
+		if c.Timeout < 0 {
+			return errors.New("remote: the timeout must be positive")
+		}
+		return nil
+	}
 	_, tls, err := c.Target()
 	if err != nil {
 		return err
 	}
-	if c.Header != "" {
-		name, _, ok := strings.Cut(c.Header, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || !validHeaderName(name) {
-			return errors.New("remote: VX_REMOTE_HEADER must be Name=Value, e.g. Authorization=Bearer <token> (its value is not shown)")
-		}
+	if c.Token != "" {
+		return errors.New("remote: a token (VX_REMOTE_TOKEN or TURBO_TOKEN) is for a turbo server (http:// or https://); a REAPI server takes VX_REMOTE_HEADER")
+	}
+	if err := c.checkHeader(); err != nil {
+		return err
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("remote: mutual TLS needs both VX_REMOTE_TLS_CERT and VX_REMOTE_TLS_KEY")
@@ -104,6 +169,19 @@ func (c *Config) Check() error {
 	return nil
 }
 
+// checkHeader checks VX_REMOTE_HEADER's shape without showing its value.
+func (c *Config) checkHeader() error {
+	if c.Header == "" {
+		return nil
+	}
+	name, _, ok := strings.Cut(c.Header, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || !validHeaderName(name) {
+		return errors.New("remote: VX_REMOTE_HEADER must be Name=Value, e.g. Authorization=Bearer <token> (its value is not shown)")
+	}
+	return nil
+}
+
 // validHeaderName accepts the characters of an HTTP/2 header name (gRPC
 // metadata keys), in either case.
 func validHeaderName(s string) bool {
@@ -117,10 +195,14 @@ func validHeaderName(s string) bool {
 	return true
 }
 
-// Redact replaces the header's value and the signing key in s, for any
+// Redact replaces the header's value, the token and the signing key in s, for any
 // message that might echo them.
 func (c *Config) Redact(s string) string {
-	return redact(s, c.Header, c.SigningKey)
+	s = redact(s, c.Header, c.SigningKey)
+	if c.Token != "" {
+		s = strings.ReplaceAll(s, c.Token, "[redacted]")
+	}
+	return s
 }
 
 // redact hides the header's value, and each word of it long enough to be

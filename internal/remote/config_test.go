@@ -146,3 +146,11 @@ func TestFindHelper(t *testing.T) {
 		})
 	}
 }
+
+func TestRedactToken(t *testing.T) {
+	c := Config{URL: "https://h", Token: "tok-0123456789", Header: "X-Key=hdr-0123456789", SigningKey: "sig-0123456789"}
+	got := c.Redact("a tok-0123456789 b hdr-0123456789 c sig-0123456789")
+	if want := "a [redacted] b [redacted] c [redacted]"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+}

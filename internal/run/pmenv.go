@@ -12,6 +12,8 @@ import (
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/workspace"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // pmInfo is what tasks are told about the workspace's package manager:
@@ -97,8 +99,8 @@ var releaseVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 
 // yarnPath returns .yarnrc.yml's yarnPath at root, "" when none.
 func yarnPath(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, ".yarnrc.yml"))
-	if err != nil || len(data) > 1<<20 {
+	data, err := inputfile.ReadLimit(filepath.Join(root, ".yarnrc.yml"), 1<<20)
+	if err != nil {
 		return ""
 	}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -162,8 +164,8 @@ func isJS(p string) bool {
 // pmPackage reads dir/package.json and reports whether it is the package
 // name, with its version and the absolute path of its bin entry for name.
 func pmPackage(dir, name string) (entry, version string, ok bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil || len(data) > 1<<20 {
+	data, err := inputfile.ReadLimit(filepath.Join(dir, "package.json"), 1<<20)
+	if err != nil {
 		return "", "", false
 	}
 	var m struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -122,22 +123,31 @@ type taskState struct {
 
 	// The loop guard: end is when the last run ended; selfRuns counts
 	// the reruns in a row caused only by changes to selfPaths written
-	// while the task ran (its own writes, most likely); own holds the
-	// files vx treats as the task's outputs once that happened loopLimit
-	// times.
+	// while the task ran (the task's own writes, or the user's saves:
+	// vx cannot tell which); looping holds the files for which that
+	// happened loopLimit times: a change to them made while the task ran
+	// reruns it only after loopPause.
 	end       time.Time
 	selfRuns  int
 	selfPaths string
-	own       map[string]bool
+	looping   map[string]bool
 }
 
 // loopLimit is how many reruns in a row, each caused by the same files
 // written while the task ran, make vx treat those files as the task's own
 // outputs; clockLag is how far a file's modification time may lag the
 // real time (the kernel's coarse clock ticks every few milliseconds).
+//
+// loopPause is how long a rerun waits that only changes to such files,
+// made while the task ran, cause: a task that writes its own input (a
+// timestamp, its pid) reruns at most that often instead of without end,
+// and a file the user saves while the task runs (an editor's autosave)
+// still reruns it. vx never takes such a file for the task's output: it
+// cannot tell the task's writes from the user's without tracing the task.
 const (
 	loopLimit = 3
 	clockLag  = 20 * time.Millisecond
+	loopPause = 10 * time.Second
 )
 
 // waveCache is a task cache shared by the tasks of one batch, closed
@@ -175,6 +185,12 @@ type watchRun struct {
 	// or runs), and when that was; nil while idle.
 	round      map[*Node]string
 	roundStart time.Time
+
+	// held are the tasks whose rerun waits for heldC (loopPause), and
+	// heldPaths the files whose changes caused it.
+	held      map[*Node]bool
+	heldPaths []string
+	heldC     <-chan time.Time
 }
 
 func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
@@ -389,6 +405,25 @@ func (w *watchRun) wait() {
 			return
 		}
 		w.changed(b)
+	case <-w.heldC:
+		w.heldC = nil
+		var nodes []*Node
+		for _, n := range w.g.Nodes {
+			if w.held[n] {
+				nodes = append(nodes, n)
+			}
+		}
+		paths := w.heldPaths
+		w.held, w.heldPaths = nil, nil
+		if !w.stopping && w.replan == nil && len(nodes) > 0 {
+			ids := make([]string, len(nodes))
+			for i, n := range nodes {
+				ids[i] = quote.Name(n.ID)
+			}
+			fmt.Fprintf(w.stderr, "vx: rerunning %s: %s changed while it ran (held back %s, see above)\n",
+				listSome(ids, 8), listSome(quoteAll(paths), 4), loopPause)
+			w.later(nodes)
+		}
 	case <-w.done:
 		w.done = nil
 		w.stopping = true
@@ -556,10 +591,11 @@ func (w *watchRun) changed(b watch.Batch) {
 		}
 	}
 	r := planRerun(w.g, w.wi, b, w.skip)
-	if w.loopGuard(r) {
-		r = planRerun(w.g, w.wi, b, w.skip)
-	}
+	w.loopGuard(r)
 	if len(r.Nodes) == 0 {
+		return
+	}
+	if w.holdBack(r) {
 		return
 	}
 	var stopping []*Node
@@ -577,14 +613,79 @@ func (w *watchRun) changed(b watch.Batch) {
 // is one vx treats as n's own output (see loopGuard).
 func (w *watchRun) skip(n *Node, c watch.Change) bool {
 	st := &w.state[n.index]
-	return st.waiting || st.again || st.start.After(c.Time) || st.own[c.Path]
+	return st.waiting || st.again || st.start.After(c.Time)
 }
 
-// loopGuard breaks the loop of a task that changes its own inputs with
+// duringRun reports whether change c to an input of n was made while n
+// ran: after its last run started and, unless it still runs, before that
+// run ended (a file that is gone says nothing of who removed it).
+func (w *watchRun) duringRun(n *Node, c watch.Change) bool {
+	st := &w.state[n.index]
+	_, running := w.running[n]
+	return !st.start.IsZero() && !c.Mod.IsZero() && !c.Mod.Before(st.start.Add(-clockLag)) &&
+		(running || !c.Mod.After(st.end))
+}
+
+// holdBack holds r back for loopPause when every change that causes it is
+// one to a file the loop guard found changing at every run of its task,
+// made while the task ran; it reports whether it did. Any other change
+// (a file saved while the task is idle) reruns at once.
+func (w *watchRun) holdBack(r rerun) bool {
+	if len(r.Causes) == 0 {
+		return false
+	}
+	var paths []string
+	for n, cs := range r.Causes {
+		st := &w.state[n.index]
+		for _, c := range cs {
+			if !st.looping[c.Path] || !w.duringRun(n, c) {
+				return false
+			}
+			paths = append(paths, c.Path)
+		}
+	}
+	if w.held == nil {
+		w.held = map[*Node]bool{}
+	}
+	for _, n := range r.Nodes {
+		w.held[n] = true
+	}
+	for _, p := range paths {
+		if !slices.Contains(w.heldPaths, p) {
+			w.heldPaths = append(w.heldPaths, p)
+		}
+	}
+	if w.heldC == nil {
+		w.heldC = time.After(loopPause)
+	}
+	return true
+}
+
+func all(ss []string, f func(string) bool) bool {
+	for _, s := range ss {
+		if !f(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func quoteAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = quote.Name(p)
+	}
+	return out
+}
+
+// loopGuard slows the loop of a task that changes its own inputs with
 // different content at every run (a timestamp, a pid): when the same
 // files, changed while the task ran, rerun it loopLimit times in a row,
-// vx says so and treats them as its outputs from then on. It reports
-// whether it did so for any task.
+// vx says so, and from then on a change to them made while the task runs
+// reruns it only after loopPause (holdBack). It never takes those files
+// for the task's outputs: the changes may be the user's (an editor saving
+// a file at every build), and vx cannot tell without tracing the task.
+// It reports whether it tripped for any task.
 func (w *watchRun) loopGuard(r rerun) bool {
 	tripped := false
 	for _, n := range r.Nodes {
@@ -593,16 +694,11 @@ func (w *watchRun) loopGuard(r rerun) bool {
 			continue
 		}
 		st := &w.state[n.index]
-		_, running := w.running[n]
 		paths := make([]string, len(cs))
 		during := true
 		for i, c := range cs {
-			// Written while the task ran: after it started and, unless it
-			// still runs, before it ended (a file that is gone says
-			// nothing of who removed it).
 			paths[i] = c.Path
-			during = during && !st.start.IsZero() && !c.Mod.IsZero() && !c.Mod.Before(st.start.Add(-clockLag)) &&
-				(running || !c.Mod.After(st.end))
+			during = during && w.duringRun(n, c)
 		}
 		key := strings.Join(paths, "\x00")
 		switch {
@@ -617,17 +713,20 @@ func (w *watchRun) loopGuard(r rerun) bool {
 		if st.selfRuns < loopLimit {
 			continue
 		}
-		if st.own == nil {
-			st.own = map[string]bool{}
+		st.selfRuns, st.selfPaths = 0, ""
+		if all(paths, func(p string) bool { return st.looping[p] }) {
+			continue // said already
 		}
-		shown := make([]string, len(paths))
-		for i, p := range paths {
-			st.own[p] = true
-			shown[i] = quote.Name(p)
+		if st.looping == nil {
+			st.looping = map[string]bool{}
 		}
-		fmt.Fprintf(w.stderr, "vx: %s: its own runs keep changing %s (%d times in a row, each while it ran): from now on vx treats %s as the task's output "+
-			"and does not rerun the task when %s; declare what the task writes in \"outputs\" in vx.json, or ignore it in .gitignore\n",
-			quote.Name(n.ID), listSome(shown, 4), loopLimit, plural(len(paths), "that file", "those files"), plural(len(paths), "it changes", "they change"))
+		for _, p := range paths {
+			st.looping[p] = true
+		}
+		fmt.Fprintf(w.stderr, "vx: %s: %s changed while it ran, %d times in a row: if the task writes %s, declare %s in \"outputs\" in vx.json "+
+			"or ignore %s in .gitignore; vx cannot tell the task's writes from yours, so it still reruns the task, but waits %s when %s while it runs\n",
+			quote.Name(n.ID), listSome(quoteAll(paths), 4), loopLimit, plural(len(paths), "it", "them"), plural(len(paths), "it", "them"),
+			plural(len(paths), "it", "them"), loopPause, plural(len(paths), "it changes", "they change"))
 		st.selfRuns, st.selfPaths = 0, ""
 		tripped = true
 	}

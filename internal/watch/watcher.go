@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Options configure [Start].
@@ -447,10 +449,14 @@ func digest(name string) (string, time.Time) {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(name)
 		return "link:" + target, fi.ModTime()
+	case !fi.Mode().IsRegular():
+		// A named pipe, a socket or a device: never opened (a pipe would
+		// block the watcher until a writer came).
+		return fmt.Sprintf("special:%v", fi.Mode().Type()), fi.ModTime()
 	case fi.Size() > maxDigest:
 		return fmt.Sprintf("large:%d", time.Now().UnixNano()), fi.ModTime()
 	}
-	f, err := os.Open(name)
+	f, _, err := inputfile.Open(name) // replaced by a pipe since the Lstat: refused, not waited on
 	if err != nil {
 		return fmt.Sprintf("unreadable:%d", time.Now().UnixNano()), fi.ModTime()
 	}

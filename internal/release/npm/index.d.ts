@@ -80,9 +80,9 @@ export interface TaskEnv {
 
 /** The non-secret settings of a shared REAPI v2 cache. */
 export interface RemoteCache {
-  /** grpc://host:port, or grpcs://host[:port] for TLS (port 443 by default). */
+  /** grpc://host:port, or grpcs://host[:port] for TLS (port 443 by default): a REAPI server; https://host[:port][/path] (or http://): a turbo remote cache server. */
   url?: string;
-  /** The REAPI instance name; empty for the server's default. */
+  /** The REAPI instance name, empty for the server's default; for a turbo server, the team (team_... is sent as teamId, anything else as slug). */
   instance?: string;
 }
 

@@ -73,7 +73,7 @@ func Serve(in io.Reader, out io.Writer, dial Dialer) error {
 			s.wg.Add(1)
 			go func(id uint32, req wire.Request) {
 				defer s.wg.Done()
-				resp := s.call(cctx, id, &req)
+				resp := s.call(wire.WithProgress(cctx, s.progress(id)), id, &req)
 				s.mu.Lock()
 				delete(s.cancels, id)
 				s.mu.Unlock()
@@ -163,6 +163,28 @@ func (s *server) write(f wire.Frame) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return wire.WriteFrame(s.out, f)
+}
+
+// progressEvery bounds how often a call tells vx that bytes arrive.
+const progressEvery = 200 * time.Millisecond
+
+// progress returns the function that sends call id's progress frames, at
+// most one per progressEvery.
+func (s *server) progress(id uint32) func() {
+	var mu sync.Mutex
+	var last time.Time
+	return func() {
+		mu.Lock()
+		now := time.Now()
+		send := now.Sub(last) >= progressEvery
+		if send {
+			last = now
+		}
+		mu.Unlock()
+		if send {
+			s.write(wire.Frame{Kind: wire.KindProgress, ID: id})
+		}
+	}
 }
 
 // dataWriter sends a blob's bytes as data frames of the call.

@@ -1,6 +1,8 @@
 // Package remotetest starts a real bazel-remote (built by `make
-// bazel-remote` into bin/, from the tools module) for end-to-end tests of
-// the remote cache, and builds the vx-remote helper. Tests that need the
+// bazel-remote` into bin/, from the tools module) and a real
+// turborepo-remote-cache (installed by `make turbo-remote-cache` into bin/,
+// from npm; [StartTurbo]) for end-to-end tests of the remote cache, and
+// builds the vx-remote helper. Tests that need the
 // server skip with a message saying how to build it when it is absent.
 // [Fake] is an in-process server for the faults a real one cannot be made
 // to show: latency, hangs, slow and stalled downloads.

@@ -7,7 +7,8 @@
 // A frame is a 4-byte big-endian length n, then n bytes: a kind byte, a
 // 4-byte big-endian call id and the payload. vx opens a call with a
 // [KindRequest] frame (a JSON [Request]); the helper answers with zero or
-// more [KindData] frames (the bytes of a blob being read, in order) and ends
+// more [KindData] frames (the bytes of a blob being read, in order) or
+// [KindProgress] frames (bytes are arriving, for an idle deadline) and ends
 // the call with one [KindResponse] frame (a JSON [Response]). Calls overlap:
 // the helper serves each in its own goroutine and frames of different calls
 // interleave. vx may send [KindCancel] for a call it no longer waits for;

@@ -35,7 +35,7 @@ type Request struct {
 // signing key are never visible to other processes.
 type Hello struct {
 	Version  int    `json:"version"`
-	URL      string `json:"url"`      // grpc://host:port or grpcs://host:port
+	URL      string `json:"url"`      // grpc://host:port or grpcs://host:port; http(s):// for turbo's API
 	Instance string `json:"instance"` // REAPI instance name, may be empty
 	// Header is one "Name=Value" sent with every call (an auth token). It
 	// is never printed and never part of an error.
@@ -44,6 +44,11 @@ type Hello struct {
 	TLSKey     string `json:"tlsKey,omitempty"`  // its private key (PEM file)
 	TLSCA      string `json:"tlsCA,omitempty"`   // extra roots (PEM file) to trust besides the system's
 	SigningKey string `json:"signingKey,omitempty"`
+	// Token, TeamID and TeamSlug are a turbo server's bearer token and
+	// team (URL http:// or https://). The token is never printed.
+	Token    string `json:"token,omitempty"`
+	TeamID   string `json:"teamId,omitempty"`
+	TeamSlug string `json:"teamSlug,omitempty"`
 }
 
 // Response ends a call.
@@ -133,4 +138,21 @@ type Backend interface {
 	UploadBlobs(ctx context.Context, blobs []BlobSource) error
 	ReadBlob(ctx context.Context, d Digest, w io.Writer) error
 	Close() error
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose [Progress] calls f: the helper
+// gives each call one, so that a backend receiving a large answer can say
+// that bytes still arrive.
+func WithProgress(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// Progress reports that the call of ctx is receiving bytes; it does
+// nothing outside the helper.
+func Progress(ctx context.Context) {
+	if f, ok := ctx.Value(progressKey{}).(func()); ok {
+		f()
+	}
 }

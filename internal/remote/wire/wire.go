@@ -10,7 +10,7 @@ import (
 // Version is the protocol's version. vx refuses a helper that answers hello
 // with another one: they are built from the same module and installed
 // together.
-const Version = 1
+const Version = 2
 
 // Frame kinds.
 const (
@@ -18,6 +18,10 @@ const (
 	KindResponse byte = 'r'
 	KindData     byte = 'd'
 	KindCancel   byte = 'c'
+	// KindProgress tells vx that a call is still receiving bytes (a turbo
+	// artifact being downloaded), so that its idle deadline starts again;
+	// it has no payload.
+	KindProgress byte = 'p'
 )
 
 // MaxPayload bounds one frame's payload. Blob bytes travel in data frames of

@@ -1,0 +1,1 @@
+module.exports = require("is-number")(1)
