@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vxrun/vx/internal/inputfile"
 	"syscall"
 
 	"github.com/vxrun/vx/exec"
@@ -119,13 +122,21 @@ const (
 )
 
 // FileState returns the state of the file at path: "sha256:" and its
-// content's hash, [Absent] or [Other].
+// content's hash, [Absent] or [Other]. Only a regular file is read (a
+// named pipe or a device put where a config's input was is [Other], and
+// never hangs the reader), whatever its size: a state must change with
+// the content.
 func FileState(path string) string {
-	data, err := os.ReadFile(path)
+	f, _, err := inputfile.Open(path)
 	if err != nil {
 		return missingOr(err)
 	}
-	return ContentState(data)
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return Other
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // ContentState is the state of a file holding data.
