@@ -553,7 +553,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		OutputLogs:    f.outputLogs,
 		GitHubActions: f.github,
 		Observer:      prof.observer(),
-		Trace:         tracing(p, f.trace, ws, tc),
+		Trace:         tracing(p, f.trace, ws, g, tc),
 	})
 	if tc != nil {
 		tc.Close()

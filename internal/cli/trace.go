@@ -24,12 +24,13 @@ func traceMode(a *parsed) (run.TraceMode, error) {
 	}
 }
 
-// tracing is the run's tracing, or nil when --trace was not given. Where
+// tracing is the run's tracing, or nil when --trace was not given and no
+// task's entry says "trace": "strict". Where
 // tracing is not supported (every system but Linux on amd64 and arm64) it
 // says so once and the run goes on untraced; so does a run without the
 // cache (--no-cache), whose tasks have no key to prove.
-func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, tc *run.TaskCache) *run.Tracing {
-	if mode == run.TraceOff {
+func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) *run.Tracing {
+	if !run.WantsTrace(mode, g) {
 		return nil
 	}
 	goos := p.GOOS
@@ -37,11 +38,11 @@ func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, tc *run.Ta
 		goos = runtime.GOOS
 	}
 	if goos != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
-		fmt.Fprintf(p.Stderr, "vx: --trace: tracing tasks is Linux-only today (amd64, arm64); running untraced\n")
+		fmt.Fprintf(p.Stderr, "vx: tracing tasks (--trace, \"trace\": \"strict\") is Linux-only today (amd64, arm64); running untraced\n")
 		return nil
 	}
 	if tc == nil {
-		fmt.Fprintf(p.Stderr, "vx: --trace: the cache is off, so no task has a key to prove; running untraced\n")
+		fmt.Fprintf(p.Stderr, "vx: tracing: the cache is off, so no task has a key to prove; running untraced\n")
 		return nil
 	}
 	exe := p.Executable

@@ -102,6 +102,10 @@ type Task struct {
 	// [OutputLogModes], "" for the default ("full"). vx run's --output-logs
 	// wins over it.
 	OutputLogs string
+	// Trace is "strict" when every run traces the task (Linux) and fails it
+	// for a read outside its key or a write outside its outputs, as vx run
+	// --trace=strict does for all; "" otherwise.
+	Trace string
 }
 
 // OutputLogModes are the values of "outputLogs" (and of vx run's
@@ -180,6 +184,7 @@ func (c *Config) TaskFor(project, task string) Task {
 		Inputs:      cloneKeepEmpty(t.Inputs),
 		NoCache:     t.NoCache,
 		OutputLogs:  t.OutputLogs,
+		Trace:       t.Trace,
 	}
 }
 

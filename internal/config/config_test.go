@@ -412,7 +412,7 @@ var parseErrorCases = []struct {
 	{
 		name: "key from another tool",
 		in:   `{"tasks": {"build": {"executor": "nx:run-script"}}}`,
-		want: `vx.json:1:22: unknown key "executor" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs", "cache" and "outputLogs"`,
+		want: `vx.json:1:22: unknown key "executor" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs" and "trace"`,
 	},
 	{
 		name: "turbo 1.x's outputMode",
@@ -682,6 +682,11 @@ var parseErrorCases = []struct {
 		name: "passThrough exclusion of everything",
 		in:   `{"tasks": {"build": {"env": {"passThrough": ["!*"]}}}}`,
 		want: `vx.json:1:46: invalid passThrough name "!*" in task "build": "!" must be followed by a name or a pattern, as in "!NEXT_PUBLIC_SECRET"`,
+	},
+	{
+		name: "trace not strict",
+		in:   `{"tasks": {"build": {"trace": true}}}`,
+		want: `vx.json:1:31: invalid "trace" of task "build": found a boolean; it takes "strict" (vx run --trace traces the other tasks)`,
 	},
 	{
 		name: "outputLogs not a mode",

@@ -16,7 +16,7 @@ import (
 var (
 	topKeys  = []string{"tasks", "remoteCache", "$schema"}
 	rcKeys   = []string{"url", "instance"}
-	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs"}
+	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace"}
 	envKeys  = []string{"passThrough", "define"}
 )
 
@@ -183,6 +183,15 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				return t, errHint(m.val.off, "it takes "+quotedOr(OutputLogModes), `invalid "outputLogs" of task %q: found %s`, name, found)
 			}
 			t.OutputLogs = m.val.str
+		case "trace":
+			if m.val.kind != kindString || m.val.str != "strict" {
+				found := m.val.describe()
+				if m.val.kind == kindString {
+					found = strconv.Quote(m.val.str)
+				}
+				return t, errHint(m.val.off, `it takes "strict" (vx run --trace traces the other tasks)`, `invalid "trace" of task %q: found %s`, name, found)
+			}
+			t.Trace = m.val.str
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {

@@ -58,6 +58,9 @@ func (t Task) value() map[string]any {
 	if t.OutputLogs != "" {
 		v["outputLogs"] = t.OutputLogs
 	}
+	if t.Trace != "" {
+		v["trace"] = t.Trace
+	}
 	return v
 }
 

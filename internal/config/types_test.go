@@ -154,7 +154,12 @@ func schemaType(root map[string]any, prop any) string {
 		}
 		return ref
 	}
-	if _, ok := p["enum"]; ok {
+	if e, ok := p["enum"].([]any); ok {
+		if len(e) == 1 {
+			if v, ok := e[0].(string); ok {
+				return `"` + v + `"` // a literal type: "trace": "strict"
+			}
+		}
 		return "OutputLogs" // the one enumeration: index.d.ts names it
 	}
 	switch p["type"] {
@@ -193,6 +198,7 @@ var samples = map[string][2]string{
 	"Task":                   {`{}`, `[]`},
 	"TaskEnv":                {`{"define": {}}`, `{"bogus": 1}`},
 	"OutputLogs":             {`"new-only"`, `"quiet"`},
+	`"strict"`:               {`"strict"`, `"loose"`},
 	"RemoteCache":            {`{"url": "grpc://x:1"}`, `{"bogus": 1}`},
 }
 

@@ -410,7 +410,7 @@ func (tc *TaskCache) tracedStillTrue(n *Node, k *cache.Key) bool {
 	if len(changed) > 1 {
 		what += fmt.Sprintf(" and %d more", len(changed)-1)
 	}
-	if tc.TraceStrict {
+	if tc.TraceStrict || n.Config.Trace == "strict" {
 		tc.C.Warnf("%s: not restored from the cache: its traced run read %s outside its key, which changed since (--trace=strict); add it to its inputs", quote.Name(n.ID), what)
 		return false
 	}

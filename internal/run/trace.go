@@ -278,10 +278,31 @@ func traceSkips(root string, env []string, extra ...string) []string {
 	return out
 }
 
-// traced reports whether n runs traced: a cached task of a traced run.
+// traced reports whether n runs traced: a cached task of a traced run, or
+// one whose entry says "trace": "strict".
 func (s *scheduler) traced(n *Node) bool {
 	t := s.opts.Trace
-	return t != nil && t.Mode != TraceOff && s.opts.Cache != nil && n.Cacheable
+	return t != nil && (t.Mode != TraceOff || n.Config.Trace == "strict") && s.opts.Cache != nil && n.Cacheable
+}
+
+// traceStrict reports whether a finding fails n: --trace=strict, or its
+// entry's "trace": "strict".
+func traceStrict(t *Tracing, n *Node) bool {
+	return t.Mode == TraceStrict || n.Config.Trace == "strict"
+}
+
+// WantsTrace reports whether a run of g traces anything with mode: --trace,
+// or a task whose entry says "trace": "strict".
+func WantsTrace(mode TraceMode, g *Graph) bool {
+	if mode != TraceOff {
+		return true
+	}
+	for _, n := range g.Nodes {
+		if n.Config.Trace == "strict" {
+			return true
+		}
+	}
+	return false
 }
 
 // checkTrace compares the trace of n, which ran and ended with res, with
@@ -306,7 +327,7 @@ func (s *scheduler) checkTrace(n *Node, res *exec.Result, env []string, w io.Wri
 	if w == nil {
 		w = s.stderr
 	}
-	strict := t.Mode == TraceStrict
+	strict := traceStrict(&t, n)
 	writeTraceReport(w, n, f, strict)
 	if strict && f.failing() && res.ExitCode == 0 {
 		res.ExitCode = 1

@@ -62,6 +62,11 @@ export interface Task {
    * output), "none". vx run --output-logs wins.
    */
   outputLogs?: OutputLogs;
+  /**
+   * "strict": every run traces the task (Linux) and fails it for a file it read that its key does not cover or
+   * wrote outside its outputs, nothing stored; as vx run --trace=strict does for every task.
+   */
+  trace?: "strict";
 }
 
 /** The values of a task's outputLogs, and of vx run --output-logs (turbo's modes). */
