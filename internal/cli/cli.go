@@ -553,7 +553,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		OutputLogs:    f.outputLogs,
 		GitHubActions: f.github,
 		Observer:      prof.observer(),
-		Trace:         tracing(p, f.trace, ws, g, tc),
+		Trace:         tracing(p, f.trace, ws, g, tcStore(tc)),
 	})
 	if tc != nil {
 		tc.Close()

@@ -29,7 +29,7 @@ func traceMode(a *parsed) (run.TraceMode, error) {
 // tracing is not supported (every system but Linux on amd64 and arm64) it
 // says so once and the run goes on untraced; so does a run without the
 // cache (--no-cache), whose tasks have no key to prove.
-func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) *run.Tracing {
+func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, g *run.Graph, storeDir string) *run.Tracing {
 	if !run.WantsTrace(mode, g) {
 		return nil
 	}
@@ -41,7 +41,7 @@ func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, g *run.Gra
 		fmt.Fprintf(p.Stderr, "vx: tracing tasks (--trace, \"trace\": \"strict\") is Linux-only today (amd64, arm64); running untraced\n")
 		return nil
 	}
-	if tc == nil {
+	if storeDir == "" {
 		fmt.Fprintf(p.Stderr, "vx: tracing: the cache is off, so no task has a key to prove; running untraced\n")
 		return nil
 	}
@@ -49,5 +49,13 @@ func tracing(p *Process, mode run.TraceMode, ws *workspace.Workspace, g *run.Gra
 	if exe == "" {
 		exe, _ = os.Executable()
 	}
-	return &run.Tracing{Mode: mode, Shim: exe, Root: ws.Root, Skip: []string{tc.C.Store().Dir}}
+	return &run.Tracing{Mode: mode, Shim: exe, Root: ws.Root, Skip: []string{storeDir}}
+}
+
+// tcStore is the directory of tc's store, "" without a cache.
+func tcStore(tc *run.TaskCache) string {
+	if tc == nil {
+		return ""
+	}
+	return tc.C.Store().Dir
 }

@@ -21,6 +21,7 @@ var watchCmd = &command{
 	flags: []flagSpec{
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "how long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)"},
+		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 	},
 	run: runWatch,
 }
@@ -39,6 +40,9 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	}
 	conc, grace, err := readProcessFlags(p, a)
 	if err != nil {
+		return ExitUsage, err
+	}
+	if _, err := traceMode(a); err != nil {
 		return ExitUsage, err
 	}
 	base, err := affectedBase(p, a)
@@ -107,9 +111,13 @@ type watchEnd struct {
 // changes. Its error is one of setting the watch up.
 func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, conc int, grace time.Duration,
 	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
+	mode, _ := traceMode(a) // checked by runWatch
 	first, err := openCache(p, a, ws, cfg, g, true, nil)
 	if err != nil {
 		return watchEnd{}, err
+	}
+	if first != nil {
+		first.TraceStrict = mode == run.TraceStrict
 	}
 	newCache := func(nodes []*run.Node) *run.TaskCache {
 		if first != nil {
@@ -120,6 +128,9 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		tc, err := openCache(p, a, ws, cfg, &run.Graph{Nodes: nodes}, true, nil)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "vx: the task cache is off for these tasks: %v\n", err)
+		}
+		if tc != nil {
+			tc.TraceStrict = mode == run.TraceStrict
 		}
 		return tc
 	}
@@ -145,6 +156,10 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		return watchEnd{}, err
 	}
 	defer w.Close()
+	traceStoreDir := storeDir
+	if a.set["no-cache"] {
+		traceStoreDir = ""
+	}
 	var next *workspace.Workspace
 	end := run.Watch(p.Context, g, run.WatchOptions{
 		Options: run.Options{
@@ -157,6 +172,7 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 			OutputTerminal: p.StdoutTerminal && p.StderrTerminal,
 			Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 			Kill:           p.Kill,
+			Trace:          tracing(p, mode, ws, g, traceStoreDir),
 		},
 		Changes:  w.C,
 		Cache:    newCache,

@@ -280,9 +280,11 @@ func traceSkips(root string, env []string, extra ...string) []string {
 
 // traced reports whether n runs traced: a cached task of a traced run, or
 // one whose entry says "trace": "strict".
-func (s *scheduler) traced(n *Node) bool {
-	t := s.opts.Trace
-	return t != nil && (t.Mode != TraceOff || n.Config.Trace == "strict") && s.opts.Cache != nil && n.Cacheable
+func (s *scheduler) traced(n *Node) bool { return tracedTask(s.opts.Trace, s.opts.Cache, n) }
+
+// tracedTask reports whether n runs traced with t and the cache tc.
+func tracedTask(t *Tracing, tc *TaskCache, n *Node) bool {
+	return t != nil && (t.Mode != TraceOff || n.Config.Trace == "strict") && tc != nil && n.Cacheable
 }
 
 // traceStrict reports whether a finding fails n: --trace=strict, or its
@@ -309,10 +311,19 @@ func WantsTrace(mode TraceMode, g *Graph) bool {
 // its key and outputs and reports it on n's stderr; in strict mode a
 // finding fails a task that exited 0, so that it is not stored.
 func (s *scheduler) checkTrace(n *Node, res *exec.Result, env []string, w io.Writer) {
-	t := *s.opts.Trace
+	if w == nil {
+		w = s.stderr
+	}
+	checkTrace(s.opts.Trace, s.opts.Cache, n, res, env, w)
+}
+
+// checkTrace is [scheduler.checkTrace] for vx run and vx watch: tc is the
+// cache n's key comes from, w where n's output goes.
+func checkTrace(tr *Tracing, tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) {
+	t := *tr
 	t.Skip = traceSkips(t.Root, env, t.Skip...)
 	covered := map[string]bool{}
-	k, err := s.opts.Cache.Key(n)
+	k, err := tc.Key(n)
 	if err == nil {
 		for _, f := range k.Inputs {
 			covered[f.Path] = true
@@ -322,10 +333,7 @@ func (s *scheduler) checkTrace(n *Node, res *exec.Result, env []string, w io.Wri
 	if k != nil {
 		// Kept with the entry the task is about to store, so that a later
 		// hit on it sees a change to what the key does not hold.
-		s.opts.Cache.C.RecordTraced(k, s.opts.Cache.C.FileIDs(f.Reads))
-	}
-	if w == nil {
-		w = s.stderr
+		tc.C.RecordTraced(k, tc.C.FileIDs(f.Reads))
 	}
 	strict := traceStrict(&t, n)
 	writeTraceReport(w, n, f, strict)

@@ -353,6 +353,10 @@ func (w *watchRun) start(n *Node) {
 	if st.tc != nil {
 		tc = st.tc.tc
 	}
+	traced := tracedTask(w.o.Trace, tc, n)
+	if traced {
+		spec.TraceShim = w.o.Trace.Shim
+	}
 	// The cache hears of the end from the goroutine that saw it, never
 	// waiting for this loop, which may itself wait for a task's lock
 	// that another vx holds (TaskCache.after); a run stopped to run again,
@@ -384,6 +388,9 @@ func (w *watchRun) start(n *Node) {
 	w.running[n] = p
 	go func() {
 		res, err := p.Wait()
+		if traced && res.Trace != nil && ctx.Err() == nil {
+			checkTrace(w.o.Trace, tc, n, &res, spec.Env, e) // the task's stream, not its logs
+		}
 		done(ctx, result{n: n, res: res, err: err, closer: closer, end: time.Now()})
 	}()
 }
