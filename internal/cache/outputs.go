@@ -494,7 +494,7 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 	}
 	for _, s := range done {
 		if fi, err := os.Lstat(s.dst); err == nil && fi.IsDir() {
-			if err := os.RemoveAll(s.dst); err != nil { // its files were found the task's above
+			if err := removeTree(s.dst); err != nil { // its files were found the task's above
 				return err
 			}
 		}
@@ -508,7 +508,7 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
 		if fi, err := os.Lstat(dst); err == nil {
 			if fi.IsDir() {
-				err = os.RemoveAll(dst)
+				err = removeTree(dst)
 			} else {
 				err = os.Remove(dst)
 			}
@@ -644,4 +644,26 @@ func stageBlob(st *Store, d Digest, dir string, mode os.FileMode) (string, error
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// removeTree removes dir and what it holds, as os.RemoveAll does; where
+// that fails (Wine 8's unlinkat refuses a directory that is not empty) it
+// removes the tree one entry at a time, children before their directory,
+// links as links.
+func removeTree(dir string) error {
+	err := os.RemoveAll(dir)
+	if err == nil {
+		return nil
+	}
+	var paths []string
+	filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+		paths = append(paths, p)
+		return nil
+	})
+	for i := len(paths) - 1; i >= 0; i-- {
+		if rerr := os.Remove(paths[i]); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // TestMissing runs a test that needs a program no machine has, in a child
@@ -44,7 +46,7 @@ func TestNeedFinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	name := "vx-testtool-found"
 	if runtime.GOOS == "windows" {
 		name += ".exe"

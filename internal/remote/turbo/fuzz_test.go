@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"os"
 	"testing"
+
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // FuzzUnpack: whatever the server sends, unpack never panics, never stages
@@ -26,7 +28,7 @@ func FuzzUnpack(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(good.Bytes()[:len(good.Bytes())/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spool := t.TempDir()
+		spool := testdir.New(t)
 		c := &Client{spool: spool, spooled: map[string]bool{}}
 		staged, result, err := c.unpack(bufio.NewReader(bytes.NewReader(data)), e.action)
 		for h, p := range staged {
