@@ -8,6 +8,7 @@ import (
 	osexec "os/exec"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +71,9 @@ type scheduler struct {
 
 	done, kill <-chan struct{} // ctx.Done() and opts.Kill, nil once handled
 	stall      stallTimer
+
+	// What tracing found (--trace), counted by the tasks' goroutines.
+	nTraced, tracedReads, tracedWrites atomic.Int32
 }
 
 // result is how a task ended, sent by the goroutine that waited for it.
@@ -471,6 +475,9 @@ func (s *scheduler) end() Outcome {
 	}
 	out.Skipped = out.Total - out.Started
 	out.Elapsed = time.Since(out.Start)
+	if n := s.nTraced.Load(); n > 0 && out.Signal != syscall.SIGPIPE {
+		fmt.Fprintln(s.stderr, traceSummary(int(n), int(s.tracedReads.Load()), int(s.tracedWrites.Load())))
+	}
 	if !s.single && out.Signal != syscall.SIGPIPE {
 		fmt.Fprintln(s.stderr, summary(*out, s.opts.Color))
 	}

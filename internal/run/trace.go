@@ -314,12 +314,33 @@ func (s *scheduler) checkTrace(n *Node, res *exec.Result, env []string, w io.Wri
 	if w == nil {
 		w = s.stderr
 	}
-	checkTrace(s.opts.Trace, s.opts.Cache, n, res, env, w)
+	f := checkTrace(s.opts.Trace, s.opts.Cache, n, res, env, w)
+	s.nTraced.Add(1)
+	if len(f.Reads)+len(f.Early) > 0 {
+		s.tracedReads.Add(1)
+	}
+	if len(f.Writes) > 0 {
+		s.tracedWrites.Add(1)
+	}
+}
+
+// traceSummary is the run's line about what tracing found, which also says
+// why the environment needs no trace.
+func traceSummary(traced, reads, writes int) string {
+	const env = "the environment needs no trace: a task sees only what its key holds"
+	tasks := "1 task"
+	if traced != 1 {
+		tasks = fmt.Sprintf("%d tasks", traced)
+	}
+	if reads == 0 && writes == 0 {
+		return fmt.Sprintf("vx: trace: %s traced: every file read is in its key, every file written among its outputs; %s", tasks, env)
+	}
+	return fmt.Sprintf("vx: trace: %s traced: %d read files their key does not cover, %d wrote outside their outputs (above); %s", tasks, reads, writes, env)
 }
 
 // checkTrace is [scheduler.checkTrace] for vx run and vx watch: tc is the
 // cache n's key comes from, w where n's output goes.
-func checkTrace(tr *Tracing, tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) {
+func checkTrace(tr *Tracing, tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) traceFindings {
 	t := *tr
 	t.Skip = traceSkips(t.Root, env, t.Skip...)
 	covered := map[string]bool{}
@@ -340,4 +361,5 @@ func checkTrace(tr *Tracing, tc *TaskCache, n *Node, res *exec.Result, env []str
 	if strict && f.failing() && res.ExitCode == 0 {
 		res.ExitCode = 1
 	}
+	return f
 }
