@@ -202,17 +202,19 @@ func HasPrefix(name, prefix, goos string) bool {
 // [Absent], following symbolic links; with lstat set, not following them
 // ("link").
 func StatState(path string, lstat bool) string {
-	var fi fs.FileInfo
-	var err error
-	if lstat {
-		fi, err = os.Lstat(path)
-	} else {
-		fi, err = os.Stat(path)
-	}
+	fi, err := statOf(path, lstat)
 	if err != nil {
 		return missingOr(err)
 	}
 	return ModeState(fi.Mode())
+}
+
+// statOf is os.Lstat when lstat, else os.Stat.
+func statOf(path string, lstat bool) (fs.FileInfo, error) {
+	if lstat {
+		return os.Lstat(path)
+	}
+	return os.Stat(path)
 }
 
 // ModeState is the state of a path of mode m.
@@ -234,13 +236,7 @@ func ModeState(m fs.FileMode) string {
 // access and change times are not part of it: reading a file changes the
 // one, and nothing a config reads depends on the other.
 func MetaState(path string, lstat bool) string {
-	var fi fs.FileInfo
-	var err error
-	if lstat {
-		fi, err = os.Lstat(path)
-	} else {
-		fi, err = os.Stat(path)
-	}
+	fi, err := statOf(path, lstat)
 	if err != nil {
 		return missingOr(err)
 	}
