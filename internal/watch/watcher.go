@@ -60,7 +60,7 @@ type Watcher struct {
 	ignored   map[string]bool   // directories git ignores: not watched
 	isIgnored map[string]bool   // what git said of each file, until a .gitignore changes
 	digests   map[string]string // the content last seen of each changed file
-	born      map[string]bool   // files created since the last batch
+	born      map[string]bool   // paths created and not yet in a batch
 	fresh     []string          // directories watched since the last batch, to ask git about
 	deb       Debouncer
 	overflow  bool
@@ -353,7 +353,6 @@ func (w *Watcher) batch(now time.Time) (Batch, bool) {
 			w.o.Warn(err.Error())
 		}
 	}
-	defer clear(w.born)
 	kept := changes[:0]
 	for _, c := range changes {
 		if c.Path == "." {
@@ -361,6 +360,12 @@ func (w *Watcher) batch(now time.Time) (Batch, bool) {
 		}
 		var d string
 		d, c.Mod = digest(filepath.Join(w.o.Root, filepath.FromSlash(c.Path)))
+		// What was born is forgotten once its path is in a batch, not at
+		// every batch: a burst the debouncer splits in two (a new
+		// directory's own events, then the file an editor wrote there by a
+		// temporary one) still knows its temporary file.
+		born := w.born[c.Path]
+		delete(w.born, c.Path)
 		if d == "dir" {
 			continue
 		}
@@ -368,7 +373,7 @@ func (w *Watcher) batch(now time.Time) (Batch, bool) {
 		if known && old == d {
 			continue // written again as it was, or touched
 		}
-		if !known && d == "" && w.born[c.Path] {
+		if !known && d == "" && born {
 			continue // created and gone within the burst: an editor's temporary file
 		}
 		if d == "" {
