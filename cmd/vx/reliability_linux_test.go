@@ -190,13 +190,13 @@ func TestReliabilityJobControl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !waitUntil(10*time.Second, func() bool { return strings.Contains(screen.String(), "$ ") }) {
+	if !waitUntil(30*time.Second, func() bool { return strings.Contains(screen.String(), "$ ") }) {
 		t.Fatalf("no prompt from bash; terminal:\n%s", screen.String())
 	}
 	typeLine("vx run work\n")
 	waitFiles(t, 15*time.Second, func() bool { return false }, filepath.Join(dir, "ready"))
 	task := readPids(t, filepath.Join(dir, "pid"))[0]
-	if !waitUntil(5*time.Second, func() bool { return fg() == task }) {
+	if !waitUntil(15*time.Second, func() bool { return fg() == task }) {
 		t.Fatalf("the task's group %d never got the terminal (foreground group %d)", task, fg())
 	}
 	var vx int
@@ -206,16 +206,16 @@ func TestReliabilityJobControl(t *testing.T) {
 	}
 
 	typeLine("\x1a") // Ctrl-Z
-	if !waitUntil(10*time.Second, func() bool { return fg() == sh.Process.Pid }) {
+	if !waitUntil(30*time.Second, func() bool { return fg() == sh.Process.Pid }) {
 		t.Fatalf("after Ctrl-Z the terminal stayed with group %d, not the shell's %d; task state %c, vx state %c; terminal:\n%s",
 			fg(), sh.Process.Pid, state(task), state(vx), screen.String())
 	}
-	if !waitUntil(5*time.Second, func() bool { return state(task) == 'T' && state(vx) == 'T' }) {
+	if !waitUntil(15*time.Second, func() bool { return state(task) == 'T' && state(vx) == 'T' }) {
 		t.Errorf("after Ctrl-Z: task state %c, vx state %c; want both stopped (T)", state(task), state(vx))
 	}
 
 	typeLine("bg\n")
-	if !waitUntil(10*time.Second, func() bool { return state(task) != 'T' && state(vx) != 'T' }) {
+	if !waitUntil(30*time.Second, func() bool { return state(task) != 'T' && state(vx) != 'T' }) {
 		t.Errorf("after bg: task state %c, vx state %c; want both running; terminal:\n%s", state(task), state(vx), screen.String())
 	}
 	if fg() != sh.Process.Pid {
@@ -223,7 +223,7 @@ func TestReliabilityJobControl(t *testing.T) {
 	}
 
 	typeLine("fg\n")
-	if !waitUntil(10*time.Second, func() bool { return fg() == task }) {
+	if !waitUntil(30*time.Second, func() bool { return fg() == task }) {
 		t.Fatalf("after fg the terminal belongs to group %d, want the task's %d; terminal:\n%s", fg(), task, screen.String())
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
@@ -233,7 +233,7 @@ func TestReliabilityJobControl(t *testing.T) {
 		t.Fatalf("the shell did not get the terminal back after the task ended; terminal:\n%s", screen.String())
 	}
 	typeLine("echo rc=$?\n") // fg's status is the job's
-	if !waitUntil(10*time.Second, func() bool { return strings.Contains(screen.String(), "rc=0") }) {
+	if !waitUntil(30*time.Second, func() bool { return strings.Contains(screen.String(), "rc=0") }) {
 		t.Errorf("want the task's output and rc=0; terminal:\n%s", screen.String())
 	}
 	if alive := leftovers(root, 2*time.Second); len(alive) > 0 {
