@@ -185,6 +185,14 @@ func TestScript(t *testing.T) {
 			"edit":    editCmd,
 			"replace": replaceCmd,
 			"burst":   burstCmd,
+			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: sleep duration")
+				}
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				time.Sleep(d)
+			},
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				want, err := 0, error(nil)
 				if len(args) > 1 {
