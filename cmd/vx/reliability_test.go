@@ -471,14 +471,18 @@ func waitDeadline(cmd *exec.Cmd, deadline time.Duration) (vxRun, bool) {
 func TestReliabilityNoLostByte(t *testing.T) {
 	t.Parallel() // its own workspace; the signal tests, which are not parallel, have ended
 	watchInterrupts(t)
-	tasks, size, conc := 200, 1<<20, 8
+	// 200 tasks, each writing 256 KiB to stdout and to stderr (100 MiB in
+	// all): four times a pipe's buffer and the 64 KiB line cut per stream,
+	// at 8 at once: what the checks need. 1 MiB a stream took 85 s of make
+	// test under load, this 30 s.
+	tasks, size, conc := 200, 256<<10, 8
 	if runtime.GOOS == "windows" {
 		// Under Wine every process start costs ~100 ms and pipes are slow:
 		// the same checks on a smaller volume.
 		tasks, size = 24, 64<<10
 	}
 	if testing.Short() {
-		tasks, size = 40, 256<<10
+		tasks, size = 40, 128<<10
 	}
 	root := testdir.New(t)
 	installHelper(t, filepath.Join(root, "node_modules", ".bin"))
