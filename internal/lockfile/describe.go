@@ -74,6 +74,9 @@ func (dr *Describer) Describe(dirs ...string) (pkgs []Resolved, links string, ok
 	var dirStack []string
 	var entryStack []string
 	for _, d := range dirs {
+		if _, stale := l.Stale[d]; stale {
+			return nil, "", false
+		}
 		if !seenDir[d] && l.Importers[d] != nil {
 			seenDir[d] = true
 			dirStack = append(dirStack, d)
@@ -86,6 +89,9 @@ func (dr *Describer) Describe(dirs ...string) (pkgs []Resolved, links string, ok
 			for _, d := range l.Importers[dir].Deps {
 				switch {
 				case d.Workspace != "":
+					if _, stale := l.Stale[d.Workspace]; stale {
+						return nil, "", false
+					}
 					linkLines = append(linkLines, dir+"\x00"+d.Name+"\x00"+d.Workspace)
 					if !seenDir[d.Workspace] && l.Importers[d.Workspace] != nil {
 						seenDir[d.Workspace] = true
@@ -112,6 +118,9 @@ func (dr *Describer) Describe(dirs ...string) (pkgs []Resolved, links string, ok
 		for _, d := range e.Deps {
 			switch {
 			case d.Workspace != "":
+				if _, stale := l.Stale[d.Workspace]; stale {
+					return nil, "", false
+				}
 				if !seenDir[d.Workspace] && l.Importers[d.Workspace] != nil {
 					seenDir[d.Workspace] = true
 					dirStack = append(dirStack, d.Workspace)

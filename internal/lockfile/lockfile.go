@@ -48,6 +48,28 @@ type Lockfile struct {
 	// (npm: its install path "node_modules/a/node_modules/b"; pnpm: the
 	// snapshot key "a@1.0.0(peer@2.0.0)"; yarn: the entry's key) to it.
 	Entries map[string]*Entry
+	// Stale maps a project's directory to why the lockfile does not say
+	// what it resolves: yarn classic's, read by [ParseWorkspacePartial],
+	// when the project's manifest names a range the lockfile has no entry
+	// for. Such a project has no importer, and [Lockfile.Describe] of a
+	// closure that reaches it is not ok. nil for every other reading.
+	Stale map[string]string
+}
+
+// StaleReason returns why the closure of the projects in dirs cannot be
+// trusted: the reason ([Lockfile.Stale]) of the first project, by
+// directory, that they reach (through their workspace dependencies) and
+// the lockfile does not resolve; "" when none.
+func (l *Lockfile) StaleReason(dirs ...string) string {
+	if len(l.Stale) == 0 {
+		return ""
+	}
+	for _, d := range l.WorkspaceClosure(dirs...) {
+		if why, ok := l.Stale[d]; ok {
+			return why
+		}
+	}
+	return ""
 }
 
 // Importer is one workspace project in the lockfile.

@@ -2,8 +2,11 @@ package lockfile
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,8 +24,47 @@ type Project struct {
 	Version string // the package.json "version"
 	// Deps are the package.json "dependencies", "devDependencies" and
 	// "optionalDependencies" merged (name -> range; a later field wins, as
-	// yarn installs it).
+	// yarn installs it). "peerDependencies" are not in it: yarn 1 does not
+	// install them (it warns of an unmet peer).
 	Deps map[string]string
+	// Also holds the other ranges of a name that several of those fields
+	// name with different ranges (nil when none): each is resolved too, so
+	// that a closure holds what either field installs.
+	Also map[string][]string
+}
+
+// ManifestProject reads the package.json data of the project in dir (as
+// in [Project].Dir) as yarn classic installs it: its name, version and the
+// ranges of its "dependencies", "optionalDependencies" and
+// "devDependencies" (a later field wins in Deps; a different range in an
+// earlier one is kept in Also). A range that is not a string is left out.
+func ManifestProject(dir string, data []byte) (Project, error) {
+	var m struct {
+		Name, Version                                       any
+		Dependencies, OptionalDependencies, DevDependencies map[string]any
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), &m); err != nil {
+		return Project{}, fmt.Errorf("lockfile: %s: %v", strconv.Quote(path.Join(dir, "package.json")), err)
+	}
+	p := Project{Dir: dir, Deps: map[string]string{}}
+	p.Name, _ = m.Name.(string)
+	p.Version, _ = m.Version.(string)
+	for _, deps := range []map[string]any{m.Dependencies, m.OptionalDependencies, m.DevDependencies} {
+		for _, name := range sortedKeys(deps) {
+			rng, ok := deps[name].(string)
+			if !ok {
+				continue
+			}
+			if was, ok := p.Deps[name]; ok && was != rng && !slices.Contains(p.Also[name], was) {
+				if p.Also == nil {
+					p.Also = map[string][]string{}
+				}
+				p.Also[name] = append(p.Also[name], was)
+			}
+			p.Deps[name] = rng
+		}
+	}
+	return p, nil
 }
 
 // ParseWorkspace is [Parse] for a lockfile with the workspace's projects.
@@ -34,7 +76,20 @@ type Project struct {
 // give every project an empty closure.
 func ParseWorkspace(name string, data []byte, projects []Project) (*Lockfile, error) {
 	if isYarnLock(name) && !isBerry(data) {
-		return parseYarnClassic(data, projects)
+		return parseYarnClassic(data, projects, false)
+	}
+	return Parse(name, data)
+}
+
+// ParseWorkspacePartial is [ParseWorkspace], but a yarn classic project
+// whose manifest names a range the lockfile has no entry for (the lockfile
+// was not installed since the manifest changed) is no error: it has no
+// importer and [Lockfile.Stale] says why, so that a closure that reaches it
+// is not trusted ([Lockfile.Describe] is not ok) while the other projects'
+// are. The task cache reads yarn classic's lockfile so.
+func ParseWorkspacePartial(name string, data []byte, projects []Project) (*Lockfile, error) {
+	if isYarnLock(name) && !isBerry(data) {
+		return parseYarnClassic(data, projects, true)
 	}
 	return Parse(name, data)
 }
@@ -293,7 +348,7 @@ func closingQuote(s string) int {
 // joined as on its key line.
 func classicID(specs []string) string { return strings.Join(specs, ", ") }
 
-func parseYarnClassic(data []byte, projects []Project) (*Lockfile, error) {
+func parseYarnClassic(data []byte, projects []Project, partial bool) (*Lockfile, error) {
 	entries, err := splitClassic(data)
 	if err != nil {
 		return nil, err
@@ -344,14 +399,27 @@ func parseYarnClassic(data []byte, projects []Project) (*Lockfile, error) {
 			}
 		}
 	}
+projects:
 	for _, p := range projects {
 		imp := &Importer{}
 		for _, name := range sortedKeys(p.Deps) {
-			d, ok := resolve(name, p.Deps[name])
-			if !ok {
-				return nil, unsupported("yarn.lock", fmt.Sprintf("%s depends on %s, which the lockfile has no entry for (run yarn install)", strconv.Quote(p.Dir), strconv.Quote(name+"@"+p.Deps[name])))
+			for i, rng := range append([]string{p.Deps[name]}, p.Also[name]...) {
+				d, ok := resolve(name, rng)
+				if !ok {
+					why := fmt.Sprintf("%s depends on %s, which the lockfile has no entry for (run yarn install)", strconv.Quote(p.Dir), strconv.Quote(name+"@"+rng))
+					if !partial {
+						return nil, unsupported("yarn.lock", why)
+					}
+					if l.Stale == nil {
+						l.Stale = map[string]string{}
+					}
+					l.Stale[p.Dir] = why
+					continue projects
+				}
+				if i == 0 || !slices.Contains(imp.Deps, d) {
+					imp.Deps = append(imp.Deps, d)
+				}
 			}
-			imp.Deps = append(imp.Deps, d)
 		}
 		l.Importers[p.Dir] = imp
 	}
