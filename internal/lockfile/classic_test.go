@@ -57,8 +57,8 @@ func TestParseWorkspacePartialStale(t *testing.T) {
 		stale          []string // the projects whose Describe is not ok
 	}{
 		{"apps/docs", "left-pad", "^1.3.0", []string{"apps/docs"}},
-		{"packages/ui", "is-number", "^6.1.0", []string{"apps/web", "packages/ui"}}, // web links to ui
-		{".", "ms", "^2.1.3", []string{".", "apps/docs", "apps/web", "packages/ui"}},  // with the root's, as the cache asks
+		{"packages/ui", "is-number", "^6.1.0", []string{"apps/web", "packages/ui"}},  // web links to ui
+		{".", "ms", "^2.1.3", []string{".", "apps/docs", "apps/web", "packages/ui"}}, // with the root's, as the cache asks
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			edited := withRange(projects, tc.dir, tc.name, tc.rng)
