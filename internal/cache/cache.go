@@ -70,6 +70,11 @@ type Options struct {
 	// ProcState says whether a process is stopped, for the message of a
 	// task waiting for another vx's lock; nil = the host's ([procStopped]).
 	ProcState func(pid int) ProcState
+	// Projects are the workspace's projects' directories (slash-separated,
+	// relative to Root; "." the root). Yarn classic's yarn.lock lists no
+	// projects: it is read with their package.json files. nil: such a
+	// lockfile is keyed by its bytes.
+	Projects []string
 }
 
 // DefaultMaxSize is the store's default size cap.
@@ -102,7 +107,8 @@ type Cache struct {
 	inputGlobs map[string]bool // input globs warned of as matching nothing
 	locks      sync.Map        // lockfile path NUL content id → *lockParse
 	lockMemo   *lockMemo
-	closures   sync.Map // digest → the closure's description made in this run
+	yarnWS     yarnWorkspace // the projects' manifests, for yarn classic's yarn.lock
+	closures   sync.Map      // digest → the closure's description made in this run
 
 	// pendingWrote are the files restores wrote where there was none, for
 	// recordPending.

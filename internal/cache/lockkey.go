@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,9 +56,10 @@ type lockParse struct {
 }
 
 // lockState returns the parse of the lockfile p whose content has the
-// git blob id id, reading it once per run.
-func (c *Cache) lockState(p, id string) *lockParse {
-	v, _ := c.locks.LoadOrStore(p+"\x00"+id, &lockParse{})
+// git blob id id, reading it once per run; memoID is what the memo knows
+// it by (lockMemoID).
+func (c *Cache) lockState(p, id, memoID string) *lockParse {
+	v, _ := c.locks.LoadOrStore(p+"\x00"+memoID, &lockParse{})
 	lp := v.(*lockParse)
 	lp.once.Do(func() {
 		lp.lf, lp.err = c.parseLockfile(p, id)
@@ -86,7 +89,75 @@ func (c *Cache) parseLockfile(p, id string) (*lockfile.Lockfile, error) {
 	if blobID(data, len(id)) != id && (!bytes.Contains(data, []byte("\r\n")) || blobID(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), len(id)) != id) {
 		return nil, errors.New("it changed while vx read it")
 	}
-	return lockfile.Parse(p, data)
+	if p != "yarn.lock" || c.opts.Projects == nil {
+		return lockfile.Parse(p, data)
+	}
+	ws := c.yarnManifests()
+	if ws.err != nil {
+		lf, err := lockfile.Parse(p, data)
+		if err != nil {
+			err = fmt.Errorf("%w (%v)", err, ws.err)
+		}
+		return lf, err // yarn berry's needs no manifest
+	}
+	return lockfile.ParseWorkspacePartial(p, data, ws.projects)
+}
+
+// yarnWorkspace is what yarn classic's yarn.lock is read with: the
+// projects' package.json files, read once per run.
+type yarnWorkspace struct {
+	once     sync.Once
+	projects []lockfile.Project
+	// digest is the SHA-256 of what the projects' closures are made from
+	// besides the lockfile: each project's directory, name and dependency
+	// ranges. The memo knows a yarn.lock's closures by its content id
+	// and this digest: a range edited without a yarn install (the
+	// lockfile unchanged) is never answered from the memo.
+	digest string
+	err    error
+}
+
+// yarnManifests reads the projects' manifests (Options.Projects).
+func (c *Cache) yarnManifests() *yarnWorkspace {
+	ws := &c.yarnWS
+	ws.once.Do(func() {
+		dirs := slices.Clone(c.opts.Projects)
+		slices.Sort(dirs)
+		h := sha256.New()
+		for _, dir := range slices.Compact(dirs) {
+			data, err := inputfile.Read(filepath.Join(c.opts.Root, filepath.FromSlash(dir), "package.json"))
+			if err != nil {
+				ws.err = err
+				return
+			}
+			pr, err := lockfile.ManifestProject(dir, data)
+			if err != nil {
+				ws.err = err
+				return
+			}
+			ws.projects = append(ws.projects, pr)
+			fmt.Fprintf(h, "project %q %q %q\n", pr.Dir, pr.Name, pr.Version)
+			for _, name := range slices.Sorted(maps.Keys(pr.Deps)) {
+				fmt.Fprintf(h, "dep %q %q %q\n", name, pr.Deps[name], pr.Also[name])
+			}
+		}
+		ws.digest = hex.EncodeToString(h.Sum(nil))
+	})
+	return ws
+}
+
+// lockMemoID is what the memo knows the lockfile f's closures by: its
+// content id, and for yarn.lock (read with the projects' manifests when
+// it is yarn classic's) the digest of the manifests' dependencies.
+func (c *Cache) lockMemoID(f InputFile) string {
+	if f.Path != "yarn.lock" || c.opts.Projects == nil {
+		return f.ID
+	}
+	ws := c.yarnManifests()
+	if ws.err != nil {
+		return f.ID + "+unread"
+	}
+	return f.ID + "+" + ws.digest
 }
 
 // blobID is git's id of a blob of content data: SHA-1 (n = 40 hex digits)
@@ -133,12 +204,13 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 		dirs = append(dirs, slices.Compact(more)...)
 	}
 	dirsKey := strings.Join(dirs, "\n")
-	if d, ok := c.lockMemo.get(f.Path, f.ID, dirsKey); ok {
+	memoID := c.lockMemoID(f)
+	if d, ok := c.lockMemo.get(f.Path, memoID, dirsKey); ok {
 		if _, err := os.Stat(c.store.BlobPath(d)); err == nil {
 			return lockLine(d, f.Path), true
 		}
 	}
-	lp := c.lockState(f.Path, f.ID)
+	lp := c.lockState(f.Path, f.ID, memoID)
 	if lp.err != nil {
 		if c.opts.DryRun {
 			why := lp.err.Error()
@@ -164,7 +236,7 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 		c.closures.Store(d.Hash, desc)
 		if c.opts.Write {
 			if _, err := c.store.PutBytes(desc); err == nil {
-				c.lockMemo.put(f.Path, f.ID, dirsKey, d)
+				c.lockMemo.put(f.Path, memoID, dirsKey, d)
 			}
 		}
 		b = lockLine(d, f.Path)
@@ -173,6 +245,10 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 	lp.lines[dirsKey] = b
 	lp.mu.Unlock()
 	if b == nil && c.opts.DryRun {
+		if why := lp.lf.StaleReason(append(dirs, ".")...); why != "" {
+			c.warn("%s: %s: the tasks of %s hold the whole lockfile", quote.Name(f.Path), why, quote.Name(t.RelDir))
+			return nil, false
+		}
 		c.warn("%s has no entry for %s: its tasks' keys hold the whole lockfile (run the package manager's install)", quote.Name(f.Path), quote.Name(t.RelDir))
 	}
 	return b, b != nil

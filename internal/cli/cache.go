@@ -79,6 +79,9 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		Version: Version,
 		EnvKey:  envKey(p, a, cfg),
 	}
+	for _, pr := range ws.Projects {
+		o.Projects = append(o.Projects, pr.RelDir)
+	}
 	if rc != nil && (o.Read || (write && rc.Write)) {
 		if write && rc.Write && rc.SigningKey == "" && declares(g) {
 			// Once per run, where the keys leave the machine: the
