@@ -127,11 +127,7 @@ func (f *filterer) narrowLockfile(c *changes, sha, name string) bool {
 	if err != nil {
 		return false
 	}
-	a, err := lockfile.Parse(name, before)
-	if err != nil {
-		return false
-	}
-	b, err := lockfile.Parse(name, now)
+	a, b, err := f.parseLockfiles(c, sha, name, before, now)
 	if err != nil {
 		return false
 	}
