@@ -206,3 +206,61 @@ func TestClassicAlsoRanges(t *testing.T) {
 	}
 	t.Errorf("no is-number in docs' closure: %+v", pkgs)
 }
+
+// BenchmarkParseYarnClassic reads yarn classic's yarn.lock with its
+// projects' manifests and describes every project's closure, as a cold run
+// of the task cache does: testdata/yarn, or the workspace at
+// $VX_BENCH_YARN (its yarn.lock, and package.json files at any depth
+// outside node_modules) for docs/performance.md's figure.
+func BenchmarkParseYarnClassic(b *testing.B) {
+	root := os.Getenv("VX_BENCH_YARN")
+	if root == "" {
+		root = filepath.Join("testdata", "yarn")
+	}
+	data, err := os.ReadFile(filepath.Join(root, "yarn.lock"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var projects []Project
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if d.Name() != "package.json" {
+			return nil
+		}
+		m, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		pr, err := ManifestProject(filepath.ToSlash(rel), m)
+		projects = append(projects, pr)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := ParseWorkspacePartial("yarn.lock", data, projects); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse+describe", func(b *testing.B) {
+		for b.Loop() {
+			l, err := ParseWorkspacePartial("yarn.lock", data, projects)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dr := l.NewDescriber()
+			for _, p := range projects {
+				if _, _, ok := dr.Describe(p.Dir, "."); !ok {
+					b.Fatalf("%s: %s", p.Dir, l.StaleReason(p.Dir, "."))
+				}
+			}
+		}
+	})
+}

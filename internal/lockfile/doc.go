@@ -12,8 +12,11 @@
 // the task cache keys on it, and --affected compares it.
 //
 // Yarn classic's yarn.lock does not list the workspace's projects: read it
-// with [ParseWorkspace], which takes the projects' manifests ([Project]);
-// [Parse] of one wraps [ErrUnsupported]. [Prune] writes a lockfile cut to some
+// with [ParseWorkspace], which takes the projects' manifests ([Project],
+// [ManifestProject]); [Parse] of one wraps [ErrUnsupported].
+// [ParseWorkspacePartial] (the task cache's and --affected's reading) leaves a
+// project whose range has no entry out, as [Lockfile.Stale], instead of
+// failing: the closures that reach it are not trusted, the others are. [Prune] writes a lockfile cut to some
 // projects, in the format's own text, and checks it by reading it back.
 //
 // It needs no package manager and no node. A lockfile it cannot read (bun.lockb,
