@@ -56,10 +56,10 @@ type lockParse struct {
 }
 
 // lockState returns the parse of the lockfile p whose content has the
-// git blob id id, reading it once per run; memoID is what the memo knows
-// it by (lockMemoID).
-func (c *Cache) lockState(p, id, memoID string) *lockParse {
-	v, _ := c.locks.LoadOrStore(p+"\x00"+memoID, &lockParse{})
+// git blob id id, reading it once per run (yarn classic's with the
+// projects' manifests, also read once per run).
+func (c *Cache) lockState(p, id string) *lockParse {
+	v, _ := c.locks.LoadOrStore(p+"\x00"+id, &lockParse{})
 	lp := v.(*lockParse)
 	lp.once.Do(func() {
 		lp.lf, lp.err = c.parseLockfile(p, id)
@@ -204,13 +204,24 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 		dirs = append(dirs, slices.Compact(more)...)
 	}
 	dirsKey := strings.Join(dirs, "\n")
-	memoID := c.lockMemoID(f)
-	if d, ok := c.lockMemo.get(f.Path, memoID, dirsKey); ok {
+	// The memo knows a closure by the lockfile's content id alone, but
+	// for yarn classic's, by the id and the manifests' digest
+	// (lockMemoID): only a lockfile read without the manifests (yarn
+	// berry's) is put under the id alone, so that a warm run of a berry
+	// workspace reads no manifest.
+	memoID := f.ID
+	d, ok := c.lockMemo.get(f.Path, memoID, dirsKey)
+	if !ok {
+		if memoID = c.lockMemoID(f); memoID != f.ID {
+			d, ok = c.lockMemo.get(f.Path, memoID, dirsKey)
+		}
+	}
+	if ok {
 		if _, err := os.Stat(c.store.BlobPath(d)); err == nil {
 			return lockLine(d, f.Path), true
 		}
 	}
-	lp := c.lockState(f.Path, f.ID, memoID)
+	lp := c.lockState(f.Path, f.ID)
 	if lp.err != nil {
 		if c.opts.DryRun {
 			why := lp.err.Error()
@@ -236,7 +247,11 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 		c.closures.Store(d.Hash, desc)
 		if c.opts.Write {
 			if _, err := c.store.PutBytes(desc); err == nil {
-				c.lockMemo.put(f.Path, memoID, dirsKey, d)
+				id := f.ID
+				if lp.lf.Kind == lockfile.Yarn {
+					id = c.lockMemoID(f) // what it resolves depends on the manifests
+				}
+				c.lockMemo.put(f.Path, id, dirsKey, d)
 			}
 		}
 		b = lockLine(d, f.Path)
@@ -400,8 +415,12 @@ func (m *lockMemo) get(path, id, dir string) (Digest, bool) {
 	m.load()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.used[path] = id
 	d, ok := m.recs[path+"\x00"+id+"\x00"+dir]
+	if ok {
+		// (a miss says nothing: yarn.lock's closures are looked up by
+		// two ids, lockLines)
+		m.used[path] = id
+	}
 	return d, ok
 }
 

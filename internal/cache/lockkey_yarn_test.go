@@ -203,3 +203,27 @@ func TestYarnClassicKeyMemo(t *testing.T) {
 		t.Errorf("from the memo %q, want %q", got, first)
 	}
 }
+
+// Yarn berry's yarn.lock lists its projects: the memo knows its closures
+// by its content alone, and a warm run reads no manifest (here there is
+// none to read).
+func TestYarnBerryMemoWithoutManifests(t *testing.T) {
+	f := newLockFixture(t, "yarn.lock", "berry/yarn.lock", false)
+	c := f.open(t, f.c.store.Dir, false) // knows the projects; their package.json files are absent
+	spec := &TaskSpec{ID: "web#build", RelDir: "apps/web"}
+	first := string(c.inputLines(spec, []InputFile{f.file(t)}))
+	if !strings.HasPrefix(first, "lockfile ") {
+		t.Fatalf("not keyed by its closure: %q", first)
+	}
+	c.Close()
+	for range 2 {
+		c = f.open(t, f.c.store.Dir, false)
+		if got := string(c.inputLines(spec, []InputFile{f.file(t)})); got != first {
+			t.Errorf("warm run: %q, want %q", got, first)
+		}
+		if c.yarnWS.projects != nil || c.yarnWS.err != nil || c.yarnWS.digest != "" {
+			t.Errorf("a warm run read the manifests")
+		}
+		c.Close()
+	}
+}
