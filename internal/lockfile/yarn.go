@@ -94,6 +94,13 @@ func ParseWorkspacePartial(name string, data []byte, projects []Project) (*Lockf
 	return Parse(name, data)
 }
 
+// NeedsProjects reports whether the lockfile called name, with content
+// data, is read with the workspace's projects ([ParseWorkspace]): yarn
+// classic's yarn.lock.
+func NeedsProjects(name string, data []byte) bool {
+	return isYarnLock(name) && !isBerry(data)
+}
+
 func isYarnLock(name string) bool {
 	i := strings.LastIndexAny(name, `/\`)
 	return name[i+1:] == "yarn.lock"

@@ -352,7 +352,13 @@ func FuzzParseYarn(f *testing.F) {
 				}
 			}
 		}
-		if _, err := ParseWorkspace("yarn.lock", data, classicProjects); err != nil {
+		strict, err := ParseWorkspace("yarn.lock", data, classicProjects)
+		// what ParseWorkspace reads, ParseWorkspacePartial reads the same,
+		// with no stale project
+		if partial, perr := ParseWorkspacePartial("yarn.lock", data, classicProjects); err == nil && (perr != nil || !cmp.Equal(strict, partial)) {
+			t.Fatalf("ParseWorkspacePartial: %v, differs: %s", perr, cmp.Diff(strict, partial))
+		}
+		if err != nil {
 			return
 		}
 		Prune("yarn.lock", data, classicProjects, []string{"apps/web"})

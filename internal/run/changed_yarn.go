@@ -17,7 +17,7 @@ import (
 // (a range with no entry) has no closure: [lockfile.Same] is false for it,
 // so it is changed.
 func (f *filterer) parseLockfiles(c *changes, sha, name string, before, now []byte) (a, b *lockfile.Lockfile, err error) {
-	if name != "yarn.lock" {
+	if !lockfile.NeedsProjects(name, before) && !lockfile.NeedsProjects(name, now) {
 		if a, err = lockfile.Parse(name, before); err != nil {
 			return nil, nil, err
 		}
