@@ -227,3 +227,36 @@ func TestYarnBerryMemoWithoutManifests(t *testing.T) {
 		c.Close()
 	}
 }
+
+// BenchmarkYarnClassicManifests is what a warm run of a yarn classic
+// workspace pays once for its lockfile besides the memo: reading and
+// hashing every project's package.json (testdata/yarn, or the workspace at
+// $VX_BENCH_YARN: its package.json files at any depth outside
+// node_modules).
+func BenchmarkYarnClassicManifests(b *testing.B) {
+	root := os.Getenv("VX_BENCH_YARN")
+	if root == "" {
+		root = filepath.Join("..", "lockfile", "testdata", "yarn")
+	}
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if d.Name() == "package.json" {
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			dirs = append(dirs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		c := &Cache{opts: Options{Root: root, Projects: dirs}}
+		if ws := c.yarnManifests(); ws.err != nil {
+			b.Fatal(ws.err)
+		}
+	}
+	b.ReportMetric(float64(len(dirs)), "projects")
+}
