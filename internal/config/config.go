@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/vxrun/vx/internal/diag"
 	"github.com/vxrun/vx/internal/inputfile"
@@ -106,7 +107,21 @@ type Task struct {
 	// for a read outside its key or a write outside its outputs, as vx run
 	// --trace=strict does for all; "" otherwise.
 	Trace string
+	// Timeout, when set, is how long one attempt of the task may run: then
+	// its process tree is stopped (SIGTERM, then killed after vx's grace)
+	// and the attempt fails, "timed out after 10m". 0 means no limit. nil
+	// when absent: vx run's --timeout applies then (the entry wins over the
+	// flag). Never set on a persistent task.
+	Timeout *time.Duration
+	// Retries, when set, is how many more times a failed attempt of the task
+	// runs (0 to 10); one that fails then passes is flaky. nil when absent:
+	// vx run's --retries applies then (the entry wins over the flag). Never
+	// set on a persistent task.
+	Retries *int
 }
+
+// MaxRetries is the most "retries" (and --retries) may ask.
+const MaxRetries = 10
 
 // OutputLogModes are the values of "outputLogs" (and of vx run's
 // --output-logs), as turbo defines them: full (everything), hash-only
@@ -185,7 +200,18 @@ func (c *Config) TaskFor(project, task string) Task {
 		NoCache:     t.NoCache,
 		OutputLogs:  t.OutputLogs,
 		Trace:       t.Trace,
+		Timeout:     clonePtr(t.Timeout),
+		Retries:     clonePtr(t.Retries),
 	}
+}
+
+// clonePtr returns a new pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // FileName returns the name of the file the configuration is in, as

@@ -16,7 +16,7 @@ import (
 var (
 	topKeys  = []string{"tasks", "remoteCache", "$schema"}
 	rcKeys   = []string{"url", "instance"}
-	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace"}
+	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace", "timeout", "retries"}
 	envKeys  = []string{"passThrough", "define"}
 )
 
@@ -192,6 +192,18 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				return t, errHint(m.val.off, `it takes "strict" (vx run --trace traces the other tasks)`, `invalid "trace" of task %q: found %s`, name, found)
 			}
 			t.Trace = m.val.str
+		case "timeout":
+			d, err := decodeTimeout(name, m.val)
+			if err != nil {
+				return t, err
+			}
+			t.Timeout = &d
+		case "retries":
+			r, err := decodeRetries(name, m.val)
+			if err != nil {
+				return t, err
+			}
+			t.Retries = &r
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {
@@ -202,6 +214,9 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 			}
 			return t, errHint(m.keyOff, hint, "unknown key %q in task %q", m.key, name)
 		}
+	}
+	if err := checkAttempts(t, name, n); err != nil {
+		return t, err
 	}
 	return t, nil
 }

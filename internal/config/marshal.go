@@ -61,6 +61,12 @@ func (t Task) value() map[string]any {
 	if t.Trace != "" {
 		v["trace"] = t.Trace
 	}
+	if t.Timeout != nil {
+		v["timeout"] = FormatDuration(*t.Timeout)
+	}
+	if t.Retries != nil {
+		v["retries"] = *t.Retries
+	}
 	return v
 }
 

@@ -163,8 +163,15 @@ func schemaType(root map[string]any, prop any) string {
 		return "OutputLogs" // the one enumeration: index.d.ts names it
 	}
 	switch p["type"] {
-	case "string", "boolean":
-		return p["type"].(string)
+	case "string":
+		if _, ok := p["pattern"]; ok && p["description"] != nil && strings.Contains(p["description"].(string), "Go duration") {
+			return "Duration" // index.d.ts names it
+		}
+		return "string"
+	case "boolean":
+		return "boolean"
+	case "integer":
+		return "number"
 	case "array":
 		items, _ := p["items"].(map[string]any)
 		return "readonly " + schemaType(root, items) + "[]"
@@ -200,6 +207,8 @@ var samples = map[string][2]string{
 	"OutputLogs":             {`"new-only"`, `"quiet"`},
 	`"strict"`:               {`"strict"`, `"loose"`},
 	"RemoteCache":            {`{"url": "grpc://x:1"}`, `{"bogus": 1}`},
+	"Duration":               {`"1h30m"`, `"ten minutes"`},
+	"number":                 {`2`, `"2"`},
 }
 
 // probe checks that decode.go accepts a value of the key's type at its

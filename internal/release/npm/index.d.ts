@@ -67,7 +67,21 @@ export interface Task {
    * wrote outside its outputs, nothing stored; as vx run --trace=strict does for every task.
    */
   trace?: "strict";
+  /**
+   * How long one attempt of the task may run, a Go duration ("90s", "10m", "1h30m"; "0" for no limit): then its
+   * process tree is stopped (SIGTERM, then killed after --grace) and the attempt fails, "timed out after 10m";
+   * nothing is stored. Wins over vx run --timeout. Not for a persistent task.
+   */
+  timeout?: Duration;
+  /**
+   * How many more times a failed attempt of the task runs (0 to 10); a task that fails and then passes is
+   * flaky. The cache keeps nothing of a failed attempt. Wins over vx run --retries. Not for a persistent task.
+   */
+  retries?: number;
 }
+
+/** A Go duration: a number and a unit (ns, us, ms, s, m, h), repeated: "90s", "10m", "1h30m", "1.5s". */
+export type Duration = string;
 
 /** The values of a task's outputLogs, and of vx run --output-logs (turbo's modes). */
 export type OutputLogs = "full" | "hash-only" | "new-only" | "errors-only" | "none";
