@@ -878,6 +878,8 @@ type Capture struct {
 	// inputs[i] is the metadata of the key's input file i as the task
 	// started (the zero fileStat: not there).
 	inputs []fileStat
+
+	attempts *attempts // a task that may be retried (attempt.go)
 }
 
 // Tee returns a writer that writes to w (nil: nowhere) and keeps a copy
@@ -1016,6 +1018,10 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	found, err := findOutputs(k.spec.Outputs, dir, filepath.Clean(c.store.Dir))
 	if err != nil {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
+		return
+	}
+	var ok bool
+	if found, ok = cp.dropLeftovers(c, k, dir, found); !ok {
 		return
 	}
 	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {

@@ -344,6 +344,8 @@ type runFlags struct {
 	dryJSON     bool // --dry-run=json
 	outputLogs  string
 	trace       run.TraceMode
+	timeout     time.Duration // --timeout: of the tasks without "timeout"
+	retries     int           // --retries: of the tasks without "retries"
 }
 
 func runRun(p *Process, a *parsed) (int, error) {
@@ -443,6 +445,9 @@ func readRunFlags(p *Process, a *parsed) (runFlags, error) {
 	if f.trace, err = traceMode(a); err != nil {
 		return f, err
 	}
+	if f.timeout, f.retries, err = readAttemptFlags(a); err != nil {
+		return f, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return f, err
@@ -539,6 +544,8 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		Concurrency:    f.concurrency,
 		Continue:       a.set["continue"],
 		Grace:          f.grace,
+		Timeout:        f.timeout,
+		Retries:        f.retries,
 		Args:           a.after,
 		Env:            func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) },
 		Stdin:          p.Stdin,

@@ -73,6 +73,12 @@ type taskSummary struct {
 	Signal     string     `json:"signal,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	Cache      string     `json:"cache"` // hit, remote-hit, miss, or off (not asked)
+	// Attempts: how many times the task ran (absent when it did not run);
+	// Flaky: it passed after a failed attempt; TimedOut: its last attempt
+	// ran longer than its timeout.
+	Attempts int  `json:"attempts,omitempty"`
+	Flaky    bool `json:"flaky"`
+	TimedOut bool `json:"timedOut,omitempty"`
 	// MissReason: why a task missed the cache, what changed since its last
 	// entry (as vx why says it, without following dependencies).
 	MissReason *missReason `json:"missReason,omitempty"`
@@ -107,7 +113,7 @@ func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string
 		n := tr.Node
 		t := taskSummary{ID: n.ID, Project: n.Project.Name, Task: n.Task, Dir: n.Project.Dir, Command: n.Script,
 			Args: []string{}, Argv: tr.Argv, DependsOn: []string{}, Persistent: n.Config.Persistent,
-			Status: tr.Status, Signal: tr.Signal, Cache: tr.Cache}
+			Status: tr.Status, Signal: tr.Signal, Cache: tr.Cache, Attempts: tr.Attempts, Flaky: tr.Flaky, TimedOut: tr.TimedOut}
 		if n.Target {
 			t.Args = append(t.Args, shown...)
 		}

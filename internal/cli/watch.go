@@ -45,6 +45,9 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if _, err := traceMode(a); err != nil {
 		return ExitUsage, err
 	}
+	if _, _, err := readAttemptFlags(a); err != nil {
+		return ExitUsage, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return ExitUsage, err
@@ -112,6 +115,7 @@ type watchEnd struct {
 func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, conc int, grace time.Duration,
 	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
 	mode, _ := traceMode(a) // checked by runWatch
+	timeout, retries, _ := readAttemptFlags(a)
 	first, err := openCache(p, a, ws, cfg, g, true, nil)
 	if err != nil {
 		return watchEnd{}, err
@@ -165,6 +169,8 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		Options: run.Options{
 			Concurrency:    conc,
 			Grace:          grace,
+			Timeout:        timeout,
+			Retries:        retries,
 			Args:           a.after,
 			Env:            func(n *run.Node) []string { return run.TaskEnv(ws, n, p.Environ, p.GOOS) },
 			Stdout:         p.Stdout,

@@ -61,6 +61,12 @@ type Options struct {
 	// (vx run --profile).
 	Observer Observer
 
+	// Timeout and Retries are each task's timeout (0: none) and retries
+	// when its entry has no "timeout" or "retries" of its own (vx run's
+	// --timeout and --retries): see attempt.go.
+	Timeout time.Duration
+	Retries int
+
 	// Trace, when set and not TraceOff, traces each cached task that runs
 	// and reports what it read outside its key and wrote outside its
 	// outputs (vx run --trace); TraceStrict fails the task for it.
@@ -88,6 +94,7 @@ type Outcome struct {
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
 	Stopped   int      // persistent tasks ended by the signal that stopped the run (not failures)
+	Flaky     int      // tasks that passed after a failed attempt (counted in Succeeded too)
 	// Signal is the signal that stopped the run ([exec.CauseSignal] of
 	// ctx; SIGTERM when ctx was cancelled without one), or nil.
 	Signal os.Signal
@@ -118,6 +125,13 @@ type TaskRun struct {
 	// asked, "" when it was not (no cache in the run, or a task that is not
 	// cacheable: persistent, "cache": false, or without a vx.json entry).
 	Cache string
+	// Attempts is how many times the task ran (more than 1 when a failed
+	// attempt was retried; 0 when it did not run), Flaky whether it
+	// passed after a failed attempt, TimedOut whether its last attempt
+	// ran out of time (its Err is then a [*TimeoutError]).
+	Attempts int
+	Flaky    bool
+	TimedOut bool
 }
 
 // Code returns the exit code vx should end with: 128+signal after an
@@ -227,6 +241,9 @@ func summary(o Outcome, color bool) string {
 			fail = "\x1b[1;31m" + fail + colorReset
 		}
 		b.WriteString(", " + fail)
+	}
+	if o.Flaky > 0 {
+		fmt.Fprintf(&b, ", %d flaky", o.Flaky)
 	}
 	if o.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d not run", o.Skipped)

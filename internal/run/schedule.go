@@ -83,7 +83,8 @@ type result struct {
 	err    error
 	closer func()
 	end    time.Time
-	cached bool // restored from the cache, not run
+	cached bool        // restored from the cache, not run
+	tries  attemptInfo // its attempts (attempt.go)
 }
 
 func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
@@ -260,7 +261,7 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 // that cannot start ends at once with exit code 127, unless the run was
 // stopped meanwhile: then it did not start.
 func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Writer) {
-	p, err := startScripts(s.ctx, n, spec)
+	p, err := startAttempts(s.ctx, n, spec, policyOf(n, s.opts.Timeout, s.opts.Retries), s.attemptLog(n, shown), s.opts.Cache)
 	if err != nil && s.ctx.Err() != nil {
 		s.out.Started--
 		s.out.Tasks[n.index].Start = time.Time{}
@@ -293,7 +294,7 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Write
 			// hit replays the logs, and the report is of this run.
 			s.checkTrace(n, &res, spec.Env, shown)
 		}
-		s.report(result{n: n, res: res, err: err, closer: closer, end: time.Now()})
+		s.report(result{n: n, res: res, err: err, closer: closer, end: time.Now(), tries: p.info})
 	}()
 }
 
@@ -397,6 +398,7 @@ func (s *scheduler) record(r result, failed bool) {
 	tr := &s.out.Tasks[r.n.index]
 	tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
 	tr.Status = "succeeded"
+	s.out.noteAttempts(tr, r.tries)
 	switch {
 	case failed:
 		tr.Status = "failed"

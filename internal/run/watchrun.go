@@ -378,7 +378,7 @@ func (w *watchRun) start(n *Node) {
 	}
 	ctx, cancel := context.WithCancelCause(w.ctx)
 	st.cancel = cancel
-	p, err := startScripts(ctx, n, spec)
+	p, err := startAttempts(ctx, n, spec, policyOf(n, w.o.Timeout, w.o.Retries), e, tc)
 	if err != nil {
 		err = explainNotFound(err, spec.Env, n.configFile())
 		w.running[n] = nil
@@ -391,7 +391,7 @@ func (w *watchRun) start(n *Node) {
 		if traced && res.Trace != nil && ctx.Err() == nil {
 			checkTrace(w.o.Trace, tc, n, &res, spec.Env, e) // the task's stream, not its logs
 		}
-		done(ctx, result{n: n, res: res, err: err, closer: closer, end: time.Now()})
+		done(ctx, result{n: n, res: res, err: err, closer: closer, end: time.Now(), tries: p.info})
 	}()
 }
 
@@ -488,6 +488,8 @@ func (w *watchRun) ended(r result) {
 		w.record(n, "failed")
 	case r.cached:
 		w.record(n, "cached")
+	case r.tries.flaky:
+		w.record(n, "flaky") // succeeded, after a failed attempt
 	default:
 		w.record(n, "succeeded")
 	}
@@ -757,9 +759,12 @@ func (w *watchRun) roundOutcome() Outcome {
 			continue
 		}
 		switch st {
-		case "succeeded":
+		case "succeeded", "flaky":
 			o.Started++
 			o.Succeeded++
+			if st == "flaky" {
+				o.Flaky++
+			}
 		case "cached":
 			o.Started++
 			o.Succeeded++
