@@ -367,7 +367,7 @@ func runRun(p *Process, a *parsed) (int, error) {
 	notePlan(p, g, f.tasks, "nothing to run")
 	if len(g.Nodes) == 0 {
 		if f.dryJSON {
-			return ExitOK, printPlan(p.Stdout, nil, g.Notes, nil, g.Base, true)
+			return ExitOK, printPlan(p.Stdout, nil, g.Notes, nil, g.Base, true, nil)
 		}
 		return ExitOK, nil
 	}
@@ -493,7 +493,8 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 // dryRun prints the plan: each task's command, environment and cache key.
 func dryRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *run.Graph, tc *run.TaskCache) (int, error) {
 	w := bufio.NewWriter(p.Stdout)
-	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after, tc), g.Notes, tc, g.Base, f.dryJSON)
+	attempts := func(n *run.Node) (time.Duration, int) { return run.AttemptsOf(n, f.timeout, f.retries) }
+	err := printPlan(w, run.Steps(ws, g, p.Environ, p.GOOS, a.after, tc), g.Notes, tc, g.Base, f.dryJSON, attempts)
 	if tc != nil {
 		tc.C.CloseReadOnly()
 	}
@@ -602,9 +603,15 @@ type planTask struct {
 	// Why a target task's project was selected, when a filter or
 	// --affected chose it: "changed: src/a.ts", "depends on ui".
 	Why string `json:"why,omitempty"`
+	// Timeout and Retries: the task's, from its entry or the flags;
+	// absent when none.
+	Timeout string `json:"timeout,omitempty"`
+	Retries int    `json:"retries,omitempty"`
 }
 
-func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache, base string, asJSON bool) error {
+// printPlan prints the steps; attempts, when set, says each task's
+// timeout and retries.
+func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache, base string, asJSON bool, attempts func(*run.Node) (time.Duration, int)) error {
 	tasks := make([]planTask, 0, len(steps))
 	for _, s := range steps {
 		n := s.Node
@@ -622,6 +629,14 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 			t.Error = s.Err.Error()
 		}
 		t.Cache = planCacheOf(tc, n)
+		if attempts != nil {
+			if d, r := attempts(n); d > 0 || r > 0 {
+				t.Retries = r
+				if d > 0 {
+					t.Timeout = config.FormatDuration(d)
+				}
+			}
+		}
 		tasks = append(tasks, t)
 	}
 	if asJSON {
@@ -659,6 +674,12 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 		}
 		if t.Persistent {
 			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
+		}
+		if t.Timeout != "" {
+			fmt.Fprintf(w, "   timeout: %s\n", t.Timeout)
+		}
+		if t.Retries > 0 {
+			fmt.Fprintf(w, "   retries: %d\n", t.Retries)
 		}
 		if len(t.DependsOn) > 0 {
 			after := names(t.DependsOn)

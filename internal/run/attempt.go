@@ -70,6 +70,13 @@ func policyOf(n *Node, timeout time.Duration, retries int) attemptPolicy {
 	return p
 }
 
+// AttemptsOf returns n's timeout (0: none) and retries, from its entry or
+// else from timeout and retries (the flags'): what a run gives it.
+func AttemptsOf(n *Node, timeout time.Duration, retries int) (time.Duration, int) {
+	p := policyOf(n, timeout, retries)
+	return p.timeout, p.retries
+}
+
 // attemptInfo is what became of a task's attempts.
 type attemptInfo struct {
 	n        int  // attempts started (0: none ran: a cache hit, or not started)
