@@ -163,6 +163,7 @@ func (a *attempts) Wait() (exec.Result, error) {
 		timedOut := a.ctx.Err() == nil && errors.Is(context.Cause(ctx), errTimedOut)
 		stop()
 		if !timedOut && err == nil && res.ExitCode == 0 {
+			a.info.timedOut = false
 			if a.info.n > 1 {
 				a.info.flaky = true
 				fmt.Fprintf(a.log, "vx: %s passed on attempt %d of %d: flaky\n", id, a.info.n, total)
