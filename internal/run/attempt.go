@@ -178,14 +178,13 @@ func (a *attempts) Wait() (exec.Result, error) {
 				err = &TimeoutError{After: a.policy.timeout, Result: res}
 			}
 		}
-		a.mu.Lock()
 		// Not retried: the task was stopped, its scripts could not start
 		// (err, but for a timeout), or it stopped on the terminal.
+		a.mu.Lock()
 		stopped := a.stopped || a.ctx.Err() != nil
+		a.mu.Unlock()
 		_, isTimeout := err.(*TimeoutError)
-		retry := a.info.n < total && !stopped && (err == nil || isTimeout) && res.TerminalStop == ""
-		if !retry {
-			a.mu.Unlock()
+		if a.info.n >= total || stopped || (err != nil && !isTimeout) || res.TerminalStop != "" {
 			if timedOut {
 				fmt.Fprintf(a.log, "vx: %s %s\n", id, what)
 			}
@@ -196,14 +195,19 @@ func (a *attempts) Wait() (exec.Result, error) {
 		}
 		fmt.Fprintf(a.log, "vx: %s %s, retrying (attempt %d of %d)\n", id, what, a.info.n+1, total)
 		a.tc.retry(a.n)
-		if serr := a.start(); serr != nil {
+		a.mu.Lock()
+		if a.stopped || a.ctx.Err() != nil {
 			a.mu.Unlock()
+			return res, err // stopped while the retry was being readied
+		}
+		serr := a.start()
+		a.mu.Unlock()
+		if serr != nil {
 			if a.ctx.Err() != nil {
 				return exec.Result{ExitCode: StopCode(a.ctx)}, nil // stopped between two attempts
 			}
 			return exec.Result{ExitCode: 127}, serr
 		}
-		a.mu.Unlock()
 	}
 }
 
