@@ -9,7 +9,12 @@
 // the replayed logs of each task from the cache, what each task's
 // --output-logs mode lets through (outputlogs.go), and a summary),
 // records what became of each task ([TaskRun], for `vx run --summary`) and
-// fans signals out to every running task's process tree.
+// fans signals out to every running task's process tree. Execute and
+// [Watch] run each task in attempts through one loop (attempt.go): a
+// timeout stops an attempt's tree as a signal does, a failed attempt is
+// retried while retries remain (the task's entry's "timeout"/"retries" win
+// over [Options.Timeout]/[Options.Retries]; persistent tasks have neither),
+// and a pass after a failure is flaky.
 //
 // [Watch] (vx watch) runs a graph, then reruns the tasks whose inputs
 // change, and their dependents, as internal/watch reports the changes:
