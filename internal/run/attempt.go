@@ -225,7 +225,7 @@ func exitText(r exec.Result) string {
 func (o *Outcome) noteAttempts(tr *TaskRun, info attemptInfo) {
 	tr.Attempts, tr.Flaky, tr.TimedOut = info.n, info.flaky, info.timedOut
 	if info.flaky {
-		o.Flaky++
+		o.Flaky = append(o.Flaky, tr.Node.ID)
 	}
 }
 

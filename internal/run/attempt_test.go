@@ -49,11 +49,13 @@ func TestSummaryFlaky(t *testing.T) {
 		want string
 	}{
 		{"none", Outcome{Total: 2, Started: 2, Succeeded: 2}, "vx: 2 tasks: 2 succeeded in 0s"},
-		{"one", Outcome{Total: 2, Started: 2, Succeeded: 2, Flaky: 1}, "vx: 2 tasks: 2 succeeded, 1 flaky in 0s"},
-		{"with a failure", Outcome{Total: 3, Started: 3, Succeeded: 2, Flaky: 2, Failed: []string{"a#test"}},
-			"vx: 3 tasks: 2 succeeded, 1 failed (a#test), 2 flaky in 0s"},
-		{"with the cache", Outcome{Total: 3, Started: 3, Succeeded: 3, Cached: 2, Flaky: 1},
-			"vx: 3 tasks: 2 cached, 1 ran, 0 failed, 1 flaky in 0s"},
+		{"one", Outcome{Total: 2, Started: 2, Succeeded: 2, Flaky: []string{"web#test"}}, "vx: 2 tasks: 2 succeeded, 1 flaky (web#test) in 0s"},
+		{"with a failure", Outcome{Total: 3, Started: 3, Succeeded: 2, Flaky: []string{"b#test", "c#test"}, Failed: []string{"a#test"}},
+			"vx: 3 tasks: 2 succeeded, 1 failed (a#test), 2 flaky (b#test, c#test) in 0s"},
+		{"with the cache", Outcome{Total: 3, Started: 3, Succeeded: 3, Cached: 2, Flaky: []string{"web#test"}},
+			"vx: 3 tasks: 2 cached, 1 ran, 0 failed, 1 flaky (web#test) in 0s"},
+		{"a name vx did not choose", Outcome{Total: 1, Started: 1, Succeeded: 1, Flaky: []string{"evil\x1b[2K#test"}},
+			`vx: 1 task: 1 succeeded, 1 flaky ("evil\x1b[2K#test") in 0s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

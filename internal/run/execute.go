@@ -94,7 +94,7 @@ type Outcome struct {
 	Failed    []string // IDs of failed tasks, in the order they ended
 	Skipped   int      // tasks not started: a dependency failed, or the run stopped
 	Stopped   int      // persistent tasks ended by the signal that stopped the run (not failures)
-	Flaky     int      // tasks that passed after a failed attempt (counted in Succeeded too)
+	Flaky     []string // IDs of the tasks that passed after a failed attempt (counted in Succeeded too), in the order they ended
 	// Signal is the signal that stopped the run ([exec.CauseSignal] of
 	// ctx; SIGTERM when ctx was cancelled without one), or nil.
 	Signal os.Signal
@@ -242,8 +242,8 @@ func summary(o Outcome, color bool) string {
 		}
 		b.WriteString(", " + fail)
 	}
-	if o.Flaky > 0 {
-		fmt.Fprintf(&b, ", %d flaky", o.Flaky)
+	if len(o.Flaky) > 0 {
+		fmt.Fprintf(&b, ", %d flaky (%s)", len(o.Flaky), strings.Join(quoteAll(o.Flaky), ", "))
 	}
 	if o.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d not run", o.Skipped)

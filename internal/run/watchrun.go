@@ -763,7 +763,7 @@ func (w *watchRun) roundOutcome() Outcome {
 			o.Started++
 			o.Succeeded++
 			if st == "flaky" {
-				o.Flaky++
+				o.Flaky = append(o.Flaky, n.ID)
 			}
 		case "cached":
 			o.Started++
