@@ -177,6 +177,9 @@ func (p *Profile) Write(w io.Writer, out run.Outcome, command, version string) e
 		if s.tr.Signal != "" {
 			args["signal"] = s.tr.Signal
 		}
+		if s.tr.Attempts > 1 {
+			args["attempts"], args["flaky"] = s.tr.Attempts, s.tr.Flaky
+		}
 		e := traceEvent{Name: s.n.ID, Cat: cache, Ph: "X", Ts: us(s.start), Dur: &dur, Pid: pid, Tid: s.lane + 1, Args: args}
 		switch {
 		case s.tr.Status == "failed":
