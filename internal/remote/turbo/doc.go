@@ -17,12 +17,16 @@
 // update packs them into one artifact and PUTs it.
 //
 // With a signing key, every artifact carries the x-artifact-tag header,
-// base64(HMAC-SHA256(key, artifact hash ++ team ++ body)), and a
+// made exactly as turbo (2.11) makes it (see [Tag]): base64 of an
+// HMAC-SHA256 over "artifact-signature:v2", the artifact's hash, the team
+// id ("" for a slug alone) and the body, each preceded by its length. A
 // downloaded artifact whose tag is absent or wrong is a miss
 // (wire.CodeBadSignature); its content is not handed out. The tag covers
-// the artifact's name and team and the artifact holds the action digest,
-// which is checked, so a signed entry copied under another name or team
-// does not verify.
+// the artifact's name and team id and the artifact holds the action
+// digest, which is checked, so a signed entry copied under another name or
+// team id does not verify; turbo's tag does not cover a slug, so an entry
+// copied to another slug by someone without the key still verifies when
+// both teams sign with one key (it is still that action's result).
 //
 // Bounds: an artifact is at most [MaxArtifact] bytes as sent and as
 // unpacked, a result at most wire.MaxPayload; a body that ends early,

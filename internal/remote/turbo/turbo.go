@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,7 +36,7 @@ var MaxArtifact int64 = 4 << 30
 type Client struct {
 	base   string // the URL without a trailing slash; /v8/artifacts follows
 	query  string // teamId=...&slug=...
-	team   string // in the signature: the team id, else the slug
+	team   string // in the signature: the team id, "" for a slug alone (as turbo)
 	token  string
 	header [2]string // VX_REMOTE_HEADER's name and value, if set
 	key    []byte
@@ -96,9 +97,6 @@ func Dial(h *wire.Hello) (*Client, error) {
 			return nil
 		}},
 		paths: map[string]string{}, spooled: map[string]bool{}}
-	if c.team == "" {
-		c.team = cfg.TeamSlug
-	}
 	spool, err := os.MkdirTemp("", "vx-remote-turbo-")
 	if err != nil {
 		return nil, &wire.Error{Code: wire.CodeConfig, Message: fmt.Sprintf("cannot make a spool directory: %v", err)}
@@ -122,21 +120,38 @@ func ArtifactHash(action wire.Digest) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// Tag is the x-artifact-tag of an artifact: base64 of HMAC-SHA256 keyed
-// with the signing key over the artifact's hash, the team and its body.
-func Tag(key []byte, hash, team string, body []byte) string {
-	m := newMAC(key, hash, team)
+// tagDomain opens the message turbo signs (since 2.11), naming the form
+// of what follows.
+const tagDomain = "artifact-signature:v2"
+
+// Tag is the x-artifact-tag of an artifact as turbo makes it: base64 of
+// HMAC-SHA256 keyed with the signing key over four fields, each preceded
+// by its length as 8 bytes little-endian: "artifact-signature:v2", the
+// artifact's hash (its name), the team id ("" when the team is a slug
+// alone: turbo never signs the slug) and the artifact's body, the bytes
+// sent.
+func Tag(key []byte, hash, teamID string, body []byte) string {
+	m := newMAC(key, hash, teamID, int64(len(body)))
 	m.Write(body)
 	return base64.StdEncoding.EncodeToString(m.Sum(nil))
 }
 
-func newMAC(key []byte, hash, team string) interface {
+// newMAC is the HMAC of an artifact of size bytes, fed all but its body.
+func newMAC(key []byte, hash, teamID string, size int64) interface {
 	io.Writer
 	Sum([]byte) []byte
 } {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(hash))
-	m.Write([]byte(team))
+	field := func(b []byte, n int64) {
+		var l [8]byte
+		binary.LittleEndian.PutUint64(l[:], uint64(n))
+		m.Write(l[:])
+		m.Write(b)
+	}
+	field([]byte(tagDomain), int64(len(tagDomain)))
+	field([]byte(hash), int64(len(hash)))
+	field([]byte(teamID), int64(len(teamID)))
+	field(nil, size)
 	return m
 }
 
@@ -263,12 +278,23 @@ func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byt
 		if tag, err = base64.StdEncoding.DecodeString(t); err != nil {
 			return nil, &wire.Error{Code: wire.CodeBadSignature, Message: "the entry's x-artifact-tag is not base64"}
 		}
-		mac = newMAC(c.key, hash, c.team)
 	}
-	body := &bodyReader{r: resp.Body, ctx: ctx, left: MaxArtifact}
-	var src io.Reader = body
-	if mac != nil {
-		src = io.TeeReader(body, mac)
+	var src io.Reader = &bodyReader{r: resp.Body, ctx: ctx, left: MaxArtifact}
+	if c.key != nil {
+		// The tag covers the body's length before its bytes: a body of
+		// unknown length is read whole into the spool first.
+		size := resp.ContentLength
+		if size < 0 {
+			f, n, err := c.spoolBody(src)
+			if err != nil {
+				return nil, err
+			}
+			defer os.Remove(f.Name())
+			defer f.Close()
+			src, size = f, n
+		}
+		mac = newMAC(c.key, hash, c.team, size)
+		src = io.TeeReader(src, mac)
 	}
 	br := bufio.NewReader(src) // read by the gzip reader byte by byte at its end, so nothing after it is lost
 	staged, result, err := c.unpack(br, action)
@@ -314,6 +340,29 @@ func (c *Client) GetActionResult(ctx context.Context, action wire.Digest) ([]byt
 		c.spooled[h] = true
 	}
 	return result, nil
+}
+
+// spoolBody copies a body of unknown length into a file of the spool,
+// and returns it, rewound, with its length.
+func (c *Client) spoolBody(r io.Reader) (*os.File, int64, error) {
+	f, err := os.CreateTemp(c.spool, "get-*")
+	if err != nil {
+		return nil, 0, &wire.Error{Code: wire.CodeInternal, Message: err.Error()}
+	}
+	n, err := io.Copy(f, r)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		var be *bodyError
+		if errors.As(err, &be) {
+			return nil, 0, be.err
+		}
+		return nil, 0, &wire.Error{Code: wire.CodeInternal, Message: err.Error()}
+	}
+	return f, n, nil
 }
 
 // bodyReader reads a response body: it reports progress, bounds the
@@ -429,20 +478,23 @@ func (c *Client) UpdateActionResult(ctx context.Context, action wire.Digest, res
 		io.Writer
 		Sum([]byte) []byte
 	}
-	var w io.Writer = f
-	if c.key != nil {
-		mac = newMAC(c.key, hash, c.team)
-		w = io.MultiWriter(f, mac)
-	}
 	// Packing a large entry takes a while, and so does sending it: both
 	// report progress, for vx's idle deadline.
-	durationMS, err := pack(progressWriter{w, ctx}, action, result, c.blobPath)
+	durationMS, err := pack(progressWriter{f, ctx}, action, result, c.blobPath)
 	if err != nil {
 		return &wire.Error{Code: wire.CodeInternal, Message: "cannot pack the entry: " + err.Error()}
 	}
 	size, err := f.Seek(0, io.SeekCurrent)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err == nil && c.key != nil {
+		// The tag covers the length before the bytes: read the packed
+		// file again.
+		mac = newMAC(c.key, hash, c.team, size)
+		if _, err = io.Copy(mac, progressReader{f, ctx}); err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
 	}
 	if err != nil {
 		return &wire.Error{Code: wire.CodeInternal, Message: err.Error()}
@@ -500,4 +552,16 @@ func validHash(h string) bool {
 		}
 	}
 	return true
+}
+
+// Verify reports whether tag is the x-artifact-tag of an artifact (see
+// [Tag]).
+func Verify(key []byte, hash, teamID string, body []byte, tag string) bool {
+	want, err := base64.StdEncoding.DecodeString(tag)
+	if err != nil {
+		return false
+	}
+	m := newMAC(key, hash, teamID, int64(len(body)))
+	m.Write(body)
+	return hmac.Equal(m.Sum(nil), want)
 }

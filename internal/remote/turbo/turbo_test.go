@@ -309,12 +309,44 @@ func TestSignature(t *testing.T) {
 	if _, err := signed.GetActionResult(context.Background(), g.action); code(err) != wire.CodeBadSignature {
 		t.Errorf("entry copied under another name: %v", err)
 	}
-	// Under another team: the tag covers the team.
+	// Under another slug: turbo's tag does not cover a slug, so neither
+	// does vx's; the entry is still the same action's result.
 	s.set("|other/"+ArtifactHash(f.action), s.art[fk], s.tags[fk])
-	otherTeam := dial(t, &wire.Hello{URL: hs.URL + "/api", Token: s.token, TeamSlug: "other", SigningKey: key})
-	if _, err := otherTeam.GetActionResult(context.Background(), f.action); code(err) != wire.CodeBadSignature {
-		t.Errorf("entry copied to another team: %v", err)
+	otherSlug := dial(t, &wire.Hello{URL: hs.URL + "/api", Token: s.token, TeamSlug: "other", SigningKey: key})
+	if _, err := otherSlug.GetActionResult(context.Background(), f.action); err != nil {
+		t.Errorf("entry copied to another slug: %v, want a hit (turbo signs no slug)", err)
 	}
+	// Under another team id: the tag covers the team id.
+	byID := dial(t, &wire.Hello{URL: hs.URL + "/api", Token: s.token, TeamID: "team_1", SigningKey: key})
+	h := newEntry(t, "by id", 5)
+	if err := h.upload(t, byID); err != nil {
+		t.Fatal(err)
+	}
+	hk := s.reqKey(ArtifactHash(h.action))
+	s.set("team_2|/"+ArtifactHash(h.action), s.art[hk], s.tags[hk])
+	otherID := dial(t, &wire.Hello{URL: hs.URL + "/api", Token: s.token, TeamID: "team_2", SigningKey: key})
+	if _, err := otherID.GetActionResult(context.Background(), h.action); code(err) != wire.CodeBadSignature {
+		t.Errorf("entry copied to another team id: %v", err)
+	}
+	// A body of unknown length (chunked) is spooled, then verified.
+	s.mu.Lock()
+	s.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet {
+			return false
+		}
+		w.Header().Set("x-artifact-tag", s.tags[hk])
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush() // no Content-Length
+		w.Write(s.art[hk])
+		return true
+	}
+	s.mu.Unlock()
+	if _, err := byID.GetActionResult(context.Background(), h.action); err != nil {
+		t.Errorf("a signed entry sent chunked: %v", err)
+	}
+	s.mu.Lock()
+	s.hook = nil
+	s.mu.Unlock()
 	// A changed byte of a signed artifact.
 	body := append([]byte(nil), s.art[fk]...)
 	body[len(body)/2] ^= 1
