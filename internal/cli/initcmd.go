@@ -73,6 +73,9 @@ func runInit(p *Process, a *parsed) (int, error) {
 		os.Remove(target)
 		return 1, fmt.Errorf("init: writing %s: %w", jsconfig.FileNames[0], werr)
 	}
+	if tr.Remote != nil {
+		tr.Warnings = append(tr.Warnings, filepath.Base(tr.Path)+`: "remoteCache" is not carried over: vx.config.ts takes remoteCache.url and .instance; turbo's variables (TURBO_API, TURBO_TEAM, TURBO_TOKEN, TURBO_REMOTE_CACHE_SIGNATURE_KEY) still apply`)
+	}
 	for _, w := range tr.Warnings {
 		fmt.Fprintf(p.Stderr, "vx: %s\n", w)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ const (
 	TurboTeamIDEnv       = "TURBO_TEAMID"
 	TurboSignatureKeyEnv = "TURBO_REMOTE_CACHE_SIGNATURE_KEY"
 	TurboReadOnlyEnv     = "TURBO_REMOTE_CACHE_READ_ONLY"
+	TurboTimeoutEnv      = "TURBO_REMOTE_CACHE_TIMEOUT"
 )
 
 // vercelAPI is turbo's default server: with TURBO_TOKEN and a team set
@@ -58,16 +60,19 @@ var remoteWriteFlag = flagSpec{name: "remote-write", kind: boolFlag, usage: "upl
 
 // remoteConfig returns the remote cache's settings, or nil when none is
 // configured. A flag beats the variable, which beats vx.json, which beats
-// turbo's variables; the header, the token, the TLS files and the signing
-// key come only from the environment (docs/cache.md, "Sharing the cache").
+// turbo's variables, which beat turbo.json's "remoteCache" (read when vx
+// runs a turbo.json, so never together with a vx config); the header, the
+// token, the TLS files and the signing key come only from the environment
+// (docs/cache.md, "Sharing the cache"; docs/from-turbo.md).
 func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, error) {
 	env := func(name string) string {
 		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
 		return v
 	}
 	var file config.RemoteCache
+	var tj *config.TurboRemote
 	if cfg != nil {
-		file = cfg.RemoteCache
+		file, tj = cfg.RemoteCache, cfg.TurboRemote
 	}
 	rc := &remote.Config{
 		URL:      remoteURL(p, a, cfg),
@@ -89,16 +94,33 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 		if rc.Token == "" {
 			rc.Token = env(TurboTokenEnv)
 		}
-		// The team: vx's instance setting, else turbo's variables.
+		// The team: vx's instance setting, else turbo's variables, else
+		// turbo.json's, each of the two on its own (as turbo merges them).
 		switch {
 		case strings.HasPrefix(rc.Instance, "team_"):
 			rc.TeamID = rc.Instance
 		case rc.Instance != "":
 			rc.TeamSlug = rc.Instance
 		default:
-			rc.TeamID, rc.TeamSlug = env(TurboTeamIDEnv), env(TurboTeamEnv)
+			rc.TeamID, rc.TeamSlug = turboTeam(p, tj)
 		}
 		rc.Instance = ""
+		if tj != nil && tj.Signature && rc.SigningKey == "" {
+			// The team wants signed entries only: reading without a key
+			// would take unsigned ones.
+			fmt.Fprintf(p.Stderr, "vx: %s: \"remoteCache.signature\" is true but no signing key is set (%s or %s): continuing without the remote cache\n",
+				filepath.Base(tj.Path), TurboSignatureKeyEnv, RemoteSigningEnv)
+			return nil, nil
+		}
+		if v := env(TurboTimeoutEnv); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, usagef("%s takes whole seconds, not %q", TurboTimeoutEnv, v)
+			}
+			rc.Timeout = time.Duration(n) * time.Second
+		} else if tj != nil {
+			rc.Timeout = time.Duration(tj.Timeout) * time.Second
+		}
 	}
 	switch {
 	case a.set["remote-write"]:
@@ -120,7 +142,7 @@ func remoteConfig(p *Process, a *parsed, cfg *config.Config) (*remote.Config, er
 			return nil, err
 		}
 	}
-	if v := env(RemoteTimeoutEnv); v != "" {
+	if v := env(RemoteTimeoutEnv); v != "" { // beats turbo's timeout
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return nil, usagef("%s takes a duration such as 5s or 500ms, not %q", RemoteTimeoutEnv, v)
@@ -146,16 +168,22 @@ func writeEnv(v string) (bool, error) {
 }
 
 // remoteURL is the remote cache's URL: --remote-cache, else
-// VX_REMOTE_CACHE, else vx.json's remoteCache.url, else TURBO_API, else,
-// when TURBO_TOKEN and a team (TURBO_TEAM or TURBO_TEAMID) are set,
-// Vercel's, as turbo does; "" for none.
+// VX_REMOTE_CACHE, else vx.json's remoteCache.url; else, unless
+// turbo.json's remoteCache says "enabled": false, TURBO_API, else
+// turbo.json's apiUrl when a token is set (turbo uses no remote without
+// one), else, when a token and a team (TURBO_TEAM, TURBO_TEAMID or
+// turbo.json's) are set, Vercel's, as turbo does; "" for none.
 func remoteURL(p *Process, a *parsed, cfg *config.Config) string {
 	var file string
+	var tj *config.TurboRemote
 	if cfg != nil {
-		file = cfg.RemoteCache.URL
+		file, tj = cfg.RemoteCache.URL, cfg.TurboRemote
 	}
 	if u := remoteSetting(p, a, "remote-cache", RemoteCacheEnv, file); u != "" || a.set["remote-cache"] {
 		return u
+	}
+	if tj != nil && tj.Disabled {
+		return ""
 	}
 	env := func(name string) string {
 		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
@@ -164,10 +192,31 @@ func remoteURL(p *Process, a *parsed, cfg *config.Config) string {
 	if u := env(TurboAPIEnv); u != "" {
 		return u
 	}
-	if env(TurboTokenEnv) != "" && (env(TurboTeamEnv) != "" || env(TurboTeamIDEnv) != "") {
+	token := env(TurboTokenEnv) != "" || env(RemoteTokenEnv) != ""
+	if token && tj != nil && tj.APIURL != "" {
+		return tj.APIURL
+	}
+	if id, slug := turboTeam(p, tj); env(TurboTokenEnv) != "" && (id != "" || slug != "") {
 		return vercelAPI
 	}
 	return ""
+}
+
+// turboTeam is the team of a turbo server from turbo's settings: its
+// variables, else turbo.json's (tj may be nil), the id and the slug each
+// on its own.
+func turboTeam(p *Process, tj *config.TurboRemote) (id, slug string) {
+	id, _ = exec.LookupEnv(p.Environ, TurboTeamIDEnv, p.GOOS)
+	slug, _ = exec.LookupEnv(p.Environ, TurboTeamEnv, p.GOOS)
+	if tj != nil {
+		if id == "" {
+			id = tj.TeamID
+		}
+		if slug == "" {
+			slug = tj.TeamSlug
+		}
+	}
+	return id, slug
 }
 
 // signingKey is VX_REMOTE_SIGNING_KEY, else, for a turbo server (an

@@ -17,9 +17,10 @@ func TestRemoteConfig(t *testing.T) {
 		name string
 		args []string
 		env  []string
-		cfg  *config.Config
-		want *remote.Config
-		err  string
+		cfg    *config.Config
+		want   *remote.Config
+		err    string
+		stderr string
 	}{
 		{name: "nothing configured", want: nil},
 		{name: "vx.json", cfg: file, want: &remote.Config{URL: "grpcs://file.example", Instance: "file-inst"}},
@@ -61,6 +62,35 @@ func TestRemoteConfig(t *testing.T) {
 		{name: "turbo: read-only false leaves VX_REMOTE_WRITE", env: []string{"TURBO_API=https://h", "TURBO_TEAM=a", "VX_REMOTE_WRITE=1", "TURBO_REMOTE_CACHE_READ_ONLY=false"},
 			want: &remote.Config{URL: "https://h", TeamSlug: "a", Write: true}},
 		{name: "turbo: a token in the URL is refused and not shown", env: []string{"TURBO_API=https://user:supersecret@h", "TURBO_TEAM=a"}, err: "must not hold credentials"},
+		// turbo.json's "remoteCache", under turbo's variables (as turbo
+		// orders them) and so under vx's own (docs/from-turbo.md).
+		{name: "turbo.json: apiUrl and team with a token", cfg: tj(config.TurboRemote{APIURL: "https://tj.example", TeamSlug: "tj-slug", TeamID: "team_tj", Timeout: 20}),
+			env:  []string{"TURBO_TOKEN=t"},
+			want: &remote.Config{URL: "https://tj.example", Token: "t", TeamID: "team_tj", TeamSlug: "tj-slug", Timeout: 20e9}},
+		{name: "turbo.json: apiUrl without a token is no remote, as in turbo", cfg: tj(config.TurboRemote{APIURL: "https://tj.example", TeamSlug: "acme"}), want: nil},
+		{name: "turbo.json: VX_REMOTE_TOKEN counts as a token", cfg: tj(config.TurboRemote{APIURL: "https://tj.example", TeamSlug: "acme"}),
+			env: []string{"VX_REMOTE_TOKEN=v"}, want: &remote.Config{URL: "https://tj.example", Token: "v", TeamSlug: "acme"}},
+		{name: "turbo.json: a token and its team alone mean Vercel", cfg: tj(config.TurboRemote{TeamSlug: "acme"}),
+			env: []string{"TURBO_TOKEN=t"}, want: &remote.Config{URL: "https://vercel.com/api", Token: "t", TeamSlug: "acme"}},
+		{name: "turbo.json: turbo's variables beat it, each on its own", cfg: tj(config.TurboRemote{APIURL: "https://tj.example", TeamSlug: "tj-slug", TeamID: "team_tj", Timeout: 20}),
+			env:  []string{"TURBO_TOKEN=t", "TURBO_API=https://env.example", "TURBO_TEAM=env-slug", "TURBO_REMOTE_CACHE_TIMEOUT=7"},
+			want: &remote.Config{URL: "https://env.example", Token: "t", TeamID: "team_tj", TeamSlug: "env-slug", Timeout: 7e9}},
+		{name: "turbo.json: vx's settings beat it", cfg: tj(config.TurboRemote{APIURL: "https://tj.example", TeamSlug: "tj-slug", Timeout: 20}),
+			args: []string{"--remote-instance", "flag-slug"}, env: []string{"TURBO_TOKEN=t", "VX_REMOTE_CACHE=https://vx.example", "VX_REMOTE_TIMEOUT=3s"},
+			want: &remote.Config{URL: "https://vx.example", Token: "t", TeamSlug: "flag-slug", Timeout: 3e9}},
+		{name: "turbo.json: enabled false turns turbo's remote off", cfg: tj(config.TurboRemote{Disabled: true, APIURL: "https://tj.example"}),
+			env: []string{"TURBO_TOKEN=t", "TURBO_API=https://env.example", "TURBO_TEAM=acme"}, want: nil},
+		{name: "turbo.json: enabled false leaves vx's own", cfg: tj(config.TurboRemote{Disabled: true, TeamSlug: "acme"}),
+			env: []string{"VX_REMOTE_CACHE=https://vx.example"}, want: &remote.Config{URL: "https://vx.example", TeamSlug: "acme"}},
+		{name: "turbo.json: signature with a key", cfg: tj(config.TurboRemote{Signature: true, TeamSlug: "acme"}),
+			env:  []string{"TURBO_API=https://env.example", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=k"},
+			want: &remote.Config{URL: "https://env.example", TeamSlug: "acme", SigningKey: "k"}},
+		{name: "turbo.json: signature without a key is no remote, with a line", cfg: tj(config.TurboRemote{Signature: true, TeamSlug: "acme"}),
+			env: []string{"TURBO_API=https://env.example"}, want: nil,
+			stderr: `vx: turbo.json: "remoteCache.signature" is true but no signing key is set (TURBO_REMOTE_CACHE_SIGNATURE_KEY or VX_REMOTE_SIGNING_KEY): continuing without the remote cache` + "\n"},
+		{name: "turbo.json: signature is for a turbo server", cfg: tj(config.TurboRemote{Signature: true}),
+			env: []string{"VX_REMOTE_CACHE=grpc://h:1"}, want: &remote.Config{URL: "grpc://h:1"}},
+		{name: "turbo: bad TURBO_REMOTE_CACHE_TIMEOUT", env: []string{"TURBO_API=https://h", "TURBO_TEAM=a", "TURBO_REMOTE_CACHE_TIMEOUT=1.5"}, err: "TURBO_REMOTE_CACHE_TIMEOUT takes whole seconds"},
 		{name: "REAPI ignores turbo's token and signature key", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "TURBO_TOKEN=t", "TURBO_TEAM=a", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"},
 			want: &remote.Config{URL: "grpc://h:1"}},
 		{name: "REAPI refuses VX_REMOTE_TOKEN", env: []string{"VX_REMOTE_CACHE=grpc://h:1", "VX_REMOTE_TOKEN=supersecret"}, err: "is for a turbo server"},
@@ -72,7 +102,11 @@ func TestRemoteConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := remoteConfig(&Process{Environ: tc.env, GOOS: "linux"}, a, tc.cfg)
+			var stderr strings.Builder
+			got, err := remoteConfig(&Process{Environ: tc.env, GOOS: "linux", Stderr: &stderr}, a, tc.cfg)
+			if diff := cmp.Diff(tc.stderr, stderr.String()); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.err)
@@ -90,6 +124,12 @@ func TestRemoteConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tj is the configuration of a turbo.json with r as its "remoteCache".
+func tj(r config.TurboRemote) *config.Config {
+	r.Path = "/ws/turbo.json"
+	return &config.Config{TurboRemote: &r}
 }
 
 func TestHelperEnvDropsSecrets(t *testing.T) {
@@ -118,6 +158,8 @@ func TestEnvKeyTurbo(t *testing.T) {
 		{"vx's key first", []string{"TURBO_API=https://h", "VX_REMOTE_SIGNING_KEY=vk", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.SigningEnvKey("vk").Name},
 		{"turbo's key is not for a REAPI server", []string{"VX_REMOTE_CACHE=grpc://h:1", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.PublicEnvKey().Name},
 		{"turbo's key alone, no server: the store's own", []string{"TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, ""},
+		{"turbo.json's apiUrl with a token and a key", []string{"TURBO_TOKEN=t", "TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, cache.SigningEnvKey("tk").Name},
+		{"turbo.json's apiUrl without a token: the store's own", []string{"TURBO_REMOTE_CACHE_SIGNATURE_KEY=tk"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := parseFlags("run", runCmd.flags, []string{"build"})
@@ -125,7 +167,11 @@ func TestEnvKeyTurbo(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := ""
-			if k := envKey(&Process{Environ: tc.env, GOOS: "linux"}, a, nil); k != nil {
+			var cfg *config.Config
+			if strings.HasPrefix(tc.name, "turbo.json") {
+				cfg = tj(config.TurboRemote{APIURL: "https://tj.example", TeamSlug: "acme"})
+			}
+			if k := envKey(&Process{Environ: tc.env, GOOS: "linux"}, a, cfg); k != nil {
 				got = k.Name
 			}
 			if got != tc.want {

@@ -34,6 +34,9 @@ type Config struct {
 	// settings of a shared REAPI cache. VX_REMOTE_CACHE and
 	// VX_REMOTE_INSTANCE, and the flags, take precedence.
 	RemoteCache RemoteCache
+	// TurboRemote is turbo.json's "remoteCache", when the configuration
+	// was read from a turbo.json; nil otherwise.
+	TurboRemote *TurboRemote
 	// Origins says, for each key of Tasks, where its entry was written.
 	Origins map[string]Origin
 	// Sources are what the configuration was made from, absolute: its

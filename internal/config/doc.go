@@ -37,7 +37,9 @@
 // $TURBO_ROOT$/ is "//", env and passThroughEnv are passThrough, the
 // global keys are added to every task), a key vx does not use is named
 // once in Turbo.Warnings, and what vx cannot honour (an output outside the
-// project) makes the task uncached rather than wrongly cached.
+// project) makes the task uncached rather than wrongly cached. Its
+// "remoteCache" object becomes [TurboRemote] (Config.TurboRemote), which
+// package cli applies under vx's settings and turbo's variables.
 // [Turbo.ConfigTS] writes the equivalent vx.config.ts (vx init).
 //
 // The user-facing references are docs/config.md and docs/from-turbo.md.

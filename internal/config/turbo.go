@@ -45,6 +45,32 @@ type Turbo struct {
 	// Warnings are what vx did not carry over, one line each, without
 	// "vx: " in front.
 	Warnings []string
+	// Remote is the root's "remoteCache" object; nil without one.
+	Remote *TurboRemote
+}
+
+// TurboRemote is what vx takes from turbo.json's "remoteCache" for a turbo
+// remote cache server. Package cli applies it under vx's own settings and
+// turbo's variables, as turbo applies turbo.json under its variables:
+// a flag, then VX_REMOTE_*, then (without turbo.json) vx's config, then
+// TURBO_*, then this (docs/from-turbo.md).
+type TurboRemote struct {
+	Path string // the file, for messages
+	// Disabled is "enabled": false: no remote cache from turbo's
+	// settings (TURBO_API, Vercel's by TURBO_TOKEN, apiUrl); vx's own
+	// still apply.
+	Disabled bool
+	// Signature is "signature": true: without a signing key, vx uses no
+	// turbo remote cache (it would read unsigned entries).
+	Signature bool
+	// APIURL is "apiUrl", used when a token is set (as turbo needs one).
+	APIURL string
+	// TeamID ("teamId", only when it starts with "team_", as turbo) and
+	// TeamSlug ("teamSlug") name the team when turbo's variables do not.
+	TeamID, TeamSlug string
+	// Timeout is "timeout" in seconds; 0 when unset or 0 (turbo's "no
+	// deadline", which vx does not honour).
+	Timeout int
 }
 
 // turboDef is one task definition as a turbo.json writes it, before the
@@ -61,7 +87,6 @@ type turboDef struct {
 // Top-level keys vx does not use, and what to say about each.
 var turboIgnored = map[string]string{
 	"ui":                                    "vx prints each task's lines with a prefix; there is no TUI",
-	"remoteCache":                           "configure vx's remote cache instead (docs/cache.md)",
 	"daemon":                                "vx has no daemon",
 	"boundaries":                            "vx does not check imports between packages",
 	"futureFlags":                           "turbo's own feature switches",
@@ -125,7 +150,7 @@ func ParseTurbo(root TurboFile, projects []TurboFile) (*Turbo, error) {
 // Config is the configuration vx runs with: every task's own declarations
 // and the shared ones.
 func (t *Turbo) Config() *Config {
-	c := &Config{Path: t.Path, Tasks: map[string]Task{}, Origins: maps.Clone(t.Origins)}
+	c := &Config{Path: t.Path, Tasks: map[string]Task{}, Origins: maps.Clone(t.Origins), TurboRemote: t.Remote}
 	for k, own := range t.Own {
 		c.Tasks[k] = t.withShared(own)
 	}
@@ -234,6 +259,16 @@ func (t *Turbo) readFile(f TurboFile, warn func(key, format string, args ...any)
 				}
 				t.Shared.Inputs = append(t.Shared.Inputs, cleanGlob(g))
 			}
+		case "remoteCache":
+			if f.Project != "" {
+				return nil, nil, nil, fail(errAt(m.keyOff, "%q belongs in the workspace root's turbo.json", m.key))
+			}
+			r, err := readTurboRemote(m.val, name, warn)
+			if err != nil {
+				return nil, nil, nil, fail(err)
+			}
+			r.Path = f.Path
+			t.Remote = r
 		case "envMode":
 			if f.Project != "" {
 				return nil, nil, nil, fail(errAt(m.keyOff, "%q belongs in the workspace root's turbo.json", m.key))
@@ -281,6 +316,85 @@ func (t *Turbo) readFile(f TurboFile, warn func(key, format string, args ...any)
 		at[m.key] = Origin{Path: f.Path, Line: line, Col: col}
 	}
 	return defs, order, at, nil
+}
+
+// readTurboRemote reads the "remoteCache" object; what vx does not do is
+// named once.
+func readTurboRemote(n *node, file string, warn func(key, format string, args ...any)) (*TurboRemote, *syntaxError) {
+	if n.kind != kindObject {
+		return nil, errAt(n.off, `"remoteCache" must be an object, found %s`, n.describe())
+	}
+	r := &TurboRemote{}
+	boolean := func(m member) (bool, *syntaxError) {
+		if m.val.kind != kindBool {
+			return false, errAt(m.val.off, `"remoteCache.%s" must be true or false, found %s`, m.key, m.val.describe())
+		}
+		return m.val.boolean, nil
+	}
+	str := func(m member) (string, *syntaxError) {
+		if m.val.kind != kindString {
+			return "", errAt(m.val.off, `"remoteCache.%s" must be a string, found %s`, m.key, m.val.describe())
+		}
+		return m.val.str, nil
+	}
+	seconds := func(m member) (int, *syntaxError) {
+		v, err := strconv.Atoi(m.val.str)
+		if m.val.kind != kindNumber || err != nil || v < 0 {
+			found := m.val.describe()
+			if m.val.kind == kindNumber {
+				found = m.val.str
+			}
+			return 0, errAt(m.val.off, `"remoteCache.%s" takes whole seconds (0 or more), found %s`, m.key, found)
+		}
+		return v, nil
+	}
+	for _, m := range n.members {
+		var err *syntaxError
+		switch m.key {
+		case "enabled":
+			var on bool
+			on, err = boolean(m)
+			r.Disabled = !on
+		case "signature":
+			r.Signature, err = boolean(m)
+		case "preflight":
+			var on bool
+			if on, err = boolean(m); on {
+				warn("remote:preflight", `%s: "remoteCache.preflight" is not used by vx: it sends no OPTIONS request before its calls`, file)
+			}
+		case "timeout":
+			if r.Timeout, err = seconds(m); err == nil && r.Timeout == 0 {
+				warn("remote:timeout", `%s: "remoteCache.timeout": 0 (no deadline) is not honoured: vx keeps its deadline of one call (VX_REMOTE_TIMEOUT, 5s by default)`, file)
+			}
+		case "uploadTimeout":
+			if _, err = seconds(m); err == nil {
+				warn("remote:uploadTimeout", `%s: "remoteCache.uploadTimeout" is not used by vx: an upload gets the call's deadline ("timeout", VX_REMOTE_TIMEOUT) plus one second per MiB`, file)
+			}
+		case "apiUrl":
+			r.APIURL, err = str(m)
+		case "loginUrl":
+			if _, err = str(m); err == nil {
+				warn("remote:loginUrl", `%s: "remoteCache.loginUrl" is not used by vx: it has no login; set TURBO_TOKEN or VX_REMOTE_TOKEN`, file)
+			}
+		case "teamId":
+			var id string
+			if id, err = str(m); err == nil {
+				if strings.HasPrefix(id, "team_") {
+					r.TeamID = id
+				} else {
+					warn("remote:teamId", `%s: "remoteCache.teamId" %q is not used: a team id starts with "team_" (turbo ignores it too); a slug goes in "teamSlug"`, file, id)
+				}
+			}
+		case "teamSlug":
+			r.TeamSlug, err = str(m)
+		default:
+			warn("remote:"+m.key, `%s: unknown key "remoteCache.%s" is not used by vx`, file, m.key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // readTurboTask reads one task definition of a turbo.json.

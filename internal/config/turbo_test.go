@@ -87,7 +87,6 @@ func TestParseTurbo(t *testing.T) {
 				`turbo.json: "ui" is not used by vx: vx prints each task's lines with a prefix; there is no TUI`,
 				`turbo.json: "daemon" is not used by vx: vx has no daemon`,
 				`turbo.json: "envMode": "loose" is not honoured: every task gets vx's isolated environment (turbo's strict mode) plus what "env", "passThroughEnv" and the global keys declare; declare what the tasks read there`,
-				`turbo.json: "remoteCache" is not used by vx: configure vx's remote cache instead (docs/cache.md)`,
 				`turbo.json: "futureFlags" is not used by vx: turbo's own feature switches`,
 				`turbo.json: "boundaries" is not used by vx: vx does not check imports between packages`,
 				`turbo.json: "interactive": vx hands a task the terminal's input when it runs alone (vx run web#dev), not within a run of several`,
@@ -130,6 +129,11 @@ func TestParseTurboErrors(t *testing.T) {
 		{name: "root extends", root: `{"extends": ["//"]}`, want: `turbo.json:1:2: the workspace root's turbo.json cannot extend another`},
 		{name: "project without extends", root: `{}`, project: `{"tasks": {"build": {}}}`, want: `apps/web/turbo.json:1:1: a project's turbo.json must extend the root's; add "extends": ["//"]`},
 		{name: "project extends another", root: `{}`, project: `{"extends": ["//", "ui"], "tasks": {}}`, want: `apps/web/turbo.json:1:13: vx reads a project's turbo.json that extends the root's alone, found "//" and "ui"; write "extends": ["//"]`},
+		{name: "remoteCache not an object", root: `{"remoteCache": true}`, want: `turbo.json:1:17: "remoteCache" must be an object, found a boolean`},
+		{name: "remoteCache.signature not a boolean", root: `{"remoteCache": {"signature": "yes"}}`, want: `turbo.json:1:31: "remoteCache.signature" must be true or false, found a string`},
+		{name: "remoteCache.timeout not whole seconds", root: `{"remoteCache": {"timeout": 1.5}}`, want: `turbo.json:1:29: "remoteCache.timeout" takes whole seconds (0 or more), found 1.5`},
+		{name: "remoteCache.apiUrl not a string", root: `{"remoteCache": {"apiUrl": 3}}`, want: `turbo.json:1:28: "remoteCache.apiUrl" must be a string, found a number`},
+		{name: "remoteCache in a project", root: `{}`, project: `{"extends": ["//"], "remoteCache": {}}`, want: `apps/web/turbo.json:1:21: "remoteCache" belongs in the workspace root's turbo.json`},
 		{name: "project names another's task", root: `{}`, project: `{"extends": ["//"], "tasks": {"api#build": {}}}`, want: `apps/web/turbo.json:1:31: invalid task key "api#build": a project's turbo.json names its own tasks alone; write "build"`},
 	}
 	for _, tt := range tests {
@@ -145,6 +149,60 @@ func TestParseTurboErrors(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestParseTurboRemote: turbo.json's "remoteCache" is read into what vx
+// applies (package cli orders it under vx's settings and turbo's
+// variables); what vx cannot honour is named once.
+func TestParseTurboRemote(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		root     string
+		want     *TurboRemote
+		warnings []string
+	}{
+		{name: "none", root: `{"tasks": {}}`},
+		{name: "empty", root: `{"remoteCache": {}}`, want: &TurboRemote{Path: "turbo.json"}},
+		{
+			name: "what vx applies",
+			root: `{"remoteCache": {"enabled": true, "signature": true, "timeout": 20, "apiUrl": "https://cache.example.com", "teamId": "team_abc", "teamSlug": "acme", "preflight": false}}`,
+			want: &TurboRemote{Path: "turbo.json", Signature: true, Timeout: 20, APIURL: "https://cache.example.com", TeamID: "team_abc", TeamSlug: "acme"},
+		},
+		{name: "disabled", root: `{"remoteCache": {"enabled": false, "apiUrl": "https://cache.example.com"}}`,
+			want: &TurboRemote{Path: "turbo.json", Disabled: true, APIURL: "https://cache.example.com"}},
+		{
+			name: "what vx cannot honour, once",
+			root: `{"remoteCache": {"preflight": true, "loginUrl": "https://login.example.com", "uploadTimeout": 120, "timeout": 0, "teamId": "acme", "colour": "blue"}}`,
+			want: &TurboRemote{Path: "turbo.json"},
+			warnings: []string{
+				`turbo.json: "remoteCache.preflight" is not used by vx: it sends no OPTIONS request before its calls`,
+				`turbo.json: "remoteCache.loginUrl" is not used by vx: it has no login; set TURBO_TOKEN or VX_REMOTE_TOKEN`,
+				`turbo.json: "remoteCache.uploadTimeout" is not used by vx: an upload gets the call's deadline ("timeout", VX_REMOTE_TIMEOUT) plus one second per MiB`,
+				`turbo.json: "remoteCache.timeout": 0 (no deadline) is not honoured: vx keeps its deadline of one call (VX_REMOTE_TIMEOUT, 5s by default)`,
+				`turbo.json: "remoteCache.teamId" "acme" is not used: a team id starts with "team_" (turbo ignores it too); a slug goes in "teamSlug"`,
+				`turbo.json: unknown key "remoteCache.colour" is not used by vx`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr, err := ParseTurbo(TurboFile{Path: "turbo.json", Data: []byte(tt.root)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, tr.Remote); diff != "" {
+				t.Errorf("remote (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, tr.Config().TurboRemote); diff != "" {
+				t.Errorf("Config().TurboRemote (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.warnings, tr.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
 	}

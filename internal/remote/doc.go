@@ -4,7 +4,8 @@
 // and starts the vx-remote helper (which holds the gRPC and HTTP clients,
 // so that vx itself never links them), and implements [cache.Remote] over
 // the helper's pipe ([wire]). Precedence of the settings (flags, VX_REMOTE_*,
-// vx.json, turbo's TURBO_* variables) is the command line's (package cli).
+// vx.json, turbo's TURBO_* variables, turbo.json's "remoteCache") is the
+// command line's (package cli).
 //
 // A remote cache never breaks a run: the first fault (unreachable server,
 // timeout, refused credentials, a helper that died) is reported once
