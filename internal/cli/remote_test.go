@@ -14,9 +14,9 @@ import (
 func TestRemoteConfig(t *testing.T) {
 	file := &config.Config{RemoteCache: config.RemoteCache{URL: "grpcs://file.example", Instance: "file-inst"}}
 	for _, tc := range []struct {
-		name string
-		args []string
-		env  []string
+		name   string
+		args   []string
+		env    []string
 		cfg    *config.Config
 		want   *remote.Config
 		err    string
