@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -325,8 +324,8 @@ var runCmd = &command{
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands, why it missed the cache) as JSON to the file, or to stdout after the run"},
 		{name: "explain-misses", kind: boolFlag, usage: "say on stderr, one line per task that missed the cache, what changed since its last entry (vx why explains further)"},
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},
-		{name: "output-logs", kind: stringFlag, arg: "<mode>", usage: "how much of each task's output to show: full, hash-only, new-only, errors-only or none (over each task's \"outputLogs\"; turbo's modes)"},
-		{name: "only", kind: boolFlag, usage: "run the named tasks without their dependencies' tasks"},
+		outputLogsFlag,
+		onlyFlag,
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 	},
 	run: runRun,
@@ -439,8 +438,8 @@ func readRunFlags(p *Process, a *parsed) (runFlags, error) {
 		return f, usagef("--dry-run takes no value or =json, not %q", format)
 	}
 	f.dryJSON = f.dry && a.str("dry-run") == "json"
-	if f.outputLogs = a.str("output-logs"); a.set["output-logs"] && !slices.Contains(config.OutputLogModes, f.outputLogs) {
-		return f, usagef("--output-logs takes full, hash-only, new-only, errors-only or none, not %q", f.outputLogs)
+	if f.outputLogs, err = readOutputLogs(a); err != nil {
+		return f, err
 	}
 	if f.trace, err = traceMode(a); err != nil {
 		return f, err
@@ -475,9 +474,7 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if a.set["only"] {
-		g.Only()
-	}
+	applyOnly(a, g)
 	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
 		return nil, nil, nil, err
 	}

@@ -13,7 +13,7 @@ import (
 var graphCmd = &command{
 	name:    "graph",
 	summary: "show the task graph a run would have: DOT, JSON, or an HTML page",
-	usage:   "vx graph <task>... [--filter <selector>]... [--affected [--base <ref>]] [--json | --html <file>] [-- <args>]",
+	usage:   "vx graph <task>... [--filter <selector>]... [--affected [--base <ref>]] [--only] [--json | --html <file>] [-- <args>]",
 	run:     runGraph,
 }
 
@@ -24,6 +24,7 @@ func init() {
 		flagSpec{name: "html", kind: stringFlag, arg: "<file>", usage: "write the graph as one HTML page that works offline (- for stdout)"},
 		flagSpec{name: "no-cache", kind: boolFlag, usage: "do not compute cache keys: every task's cache state is off"},
 		cacheDir,
+		onlyFlag,
 	)
 	graphCmd.flags = append(graphCmd.flags, remoteFlags...)
 }
@@ -50,6 +51,7 @@ func runGraph(p *Process, a *parsed) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	applyOnly(a, g)
 	notePlan(p, g, a.pos, "the graph is empty")
 	var cacheOf func(*run.Node) view.CacheInfo
 	if a.set["json"] || a.set["html"] {

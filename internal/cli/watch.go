@@ -17,11 +17,13 @@ import (
 var watchCmd = &command{
 	name:    "watch",
 	summary: "run tasks, then run them again whenever their inputs change",
-	usage:   "vx watch <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--grace <duration>] [-- <args>]",
+	usage:   "vx watch <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--grace <duration>] [--output-logs <mode>] [--only] [-- <args>]",
 	flags: []flagSpec{
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "how long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)"},
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
+		outputLogsFlag,
+		onlyFlag,
 	},
 	run: runWatch,
 }
@@ -48,6 +50,9 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if _, _, err := readAttemptFlags(a); err != nil {
 		return ExitUsage, err
 	}
+	if _, err := readOutputLogs(a); err != nil {
+		return ExitUsage, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return ExitUsage, err
@@ -60,7 +65,7 @@ func runWatch(p *Process, a *parsed) (int, error) {
 			return nil, nil, err
 		}
 		cfg = c
-		return planWatch(p, ws, c, sel)
+		return planWatch(p, a, ws, c, sel)
 	}
 	ws, g, err := plan()
 	if err != nil {
@@ -89,7 +94,7 @@ func runWatch(p *Process, a *parsed) (int, error) {
 }
 
 // planWatch plans the tasks of a selection in ws, as vx run does.
-func planWatch(p *Process, ws *workspace.Workspace, cfg *config.Config, sel run.Selection) (*workspace.Workspace, *run.Graph, error) {
+func planWatch(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, sel run.Selection) (*workspace.Workspace, *run.Graph, error) {
 	if err := run.CheckPnP(ws); err != nil {
 		return nil, nil, err
 	}
@@ -97,6 +102,7 @@ func planWatch(p *Process, ws *workspace.Workspace, cfg *config.Config, sel run.
 	if err != nil {
 		return nil, nil, err
 	}
+	applyOnly(a, g)
 	if err := run.CheckBinPaths(ws, g.Nodes, p.GOOS); err != nil {
 		return nil, nil, err
 	}
@@ -114,8 +120,9 @@ type watchEnd struct {
 // changes. Its error is one of setting the watch up.
 func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, conc int, grace time.Duration,
 	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
-	mode, _ := traceMode(a) // checked by runWatch
-	timeout, retries, _ := readAttemptFlags(a)
+	mode, _ := traceMode(a)                    // checked by runWatch
+	timeout, retries, _ := readAttemptFlags(a) // likewise
+	outputLogs, _ := readOutputLogs(a)         // likewise
 	first, err := openCache(p, a, ws, cfg, g, true, nil)
 	if err != nil {
 		return watchEnd{}, err
@@ -178,6 +185,7 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 			OutputTerminal: p.StdoutTerminal && p.StderrTerminal,
 			Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 			Kill:           p.Kill,
+			OutputLogs:     outputLogs,
 			Trace:          tracing(p, mode, ws, g, traceStoreDir),
 		},
 		Changes:  w.C,

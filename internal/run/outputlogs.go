@@ -57,13 +57,19 @@ func (s *scheduler) logMode(n *Node) string {
 // they are kept for vx's own lines, and the task gets what its mode
 // lets through.
 func (s *scheduler) limitLogs(n *Node, spec *exec.Spec, label string) {
-	l := &s.logs[n.index]
-	*l = taskLogs{mode: s.logMode(n), label: label, shownOut: spec.Stdout, shownErr: spec.Stderr}
+	s.logs[n.index] = limitLogs(n, spec, label, s.logMode(n), s.opts.Cache != nil && n.Cacheable)
+}
+
+// limitLogs applies mode to spec's streams, which show n's output, and
+// returns how they are shown; cached says whether the cache answers for
+// n (vx run and vx watch share it).
+func limitLogs(n *Node, spec *exec.Spec, label, mode string, cached bool) taskLogs {
+	l := taskLogs{mode: mode, label: label, shownOut: spec.Stdout, shownErr: spec.Stderr}
 	switch l.mode {
 	case LogsHashOnly, LogsNone:
 		spec.Stdout, spec.Stderr = io.Discard, io.Discard
 		spec.Foreground = false
-		if l.mode == LogsHashOnly && (s.opts.Cache == nil || !n.Cacheable) {
+		if l.mode == LogsHashOnly && !cached {
 			fmt.Fprintf(l.shownErr, "%snot cached, running\n", label)
 		}
 	case LogsErrorsOnly:
@@ -73,16 +79,7 @@ func (s *scheduler) limitLogs(n *Node, spec *exec.Spec, label string) {
 			spec.Foreground = false
 		}
 	}
-}
-
-// hitLine is the cache's answer in a mode that shows everything (vx
-// watch): the line before the replayed logs of a hit.
-func hitLine(w io.Writer) func(status, key string) (io.Writer, io.Writer) {
-	l := &taskLogs{mode: LogsFull, shownErr: w}
-	return func(status, key string) (io.Writer, io.Writer) {
-		l.cacheLine(status, key)
-		return nil, nil
-	}
+	return l
 }
 
 // cacheLine says what the cache answered for the task, before its logs

@@ -112,7 +112,7 @@ func planRerun(g *Graph, wi *watchInputs, b watch.Batch, skip func(n *Node, c wa
 	for _, n := range g.Nodes {
 		if !in[n.index] {
 			for _, d := range n.Deps {
-				if in[d.index] && !n.Config.Persistent {
+				if g.inGraph(d) && in[d.index] && !n.Config.Persistent {
 					in[n.index] = true
 					break
 				}

@@ -19,7 +19,8 @@ import (
 // WatchOptions control [Watch].
 type WatchOptions struct {
 	// Concurrency, Grace, Args, Env, Stdout, Stderr, OutputTerminal,
-	// Color and Kill are as for [Execute]; the others are not used: a
+	// Color, Kill, OutputLogs and Trace are as for [Execute] (a graph
+	// after [Graph.Only] too); the others are not used: a
 	// watched task never gets vx's stdin or terminal (vx must get Ctrl-C),
 	// its lines are always prefixed, and a failure never stops the others.
 	Options
@@ -120,6 +121,7 @@ type taskState struct {
 	// when it started.
 	outputs string
 	deps    []string
+	logs    taskLogs // how its current run's output is shown (watchlogs.go)
 
 	// The loop guard: end is when the last run ended; selfRuns counts
 	// the reruns in a row caused only by changes to selfPaths written
@@ -211,7 +213,9 @@ func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
 	for i, n := range g.Nodes {
 		ids[i] = n.ID
 		for _, d := range n.Deps {
-			w.dependents[d.index] = append(w.dependents[d.index], n)
+			if g.inGraph(d) { // vx watch --only leaves dependencies out
+				w.dependents[d.index] = append(w.dependents[d.index], n)
+			}
 		}
 	}
 	w.width = prefixWidth(ids)
@@ -306,6 +310,9 @@ func (w *watchRun) startReady() {
 		}
 		ready, blocked := true, false
 		for _, d := range n.Deps {
+			if !w.g.inGraph(d) {
+				continue
+			}
 			ds := &w.state[d.index]
 			if _, running := w.running[d]; running || ds.waiting {
 				ready = false
@@ -347,6 +354,7 @@ func (w *watchRun) start(n *Node) {
 	prefix := taskPrefix(n.ID, w.width, n.index, w.o.Color)
 	o, e := newPrefixWriter(w.stdout, prefix), newPrefixWriter(w.stderr, prefix)
 	spec.Stdout, spec.Stderr = o, e
+	st.logs = limitLogs(n, &spec, "", w.logMode(n), st.tc != nil)
 	closer := func() { o.Close(); e.Close() }
 	st.runTC = st.tc
 	var tc *TaskCache
@@ -369,7 +377,7 @@ func (w *watchRun) start(n *Node) {
 	}
 	if st.tc != nil {
 		var hit bool
-		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr, hitLine(e)); hit {
+		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr, st.logs.cacheLine); hit {
 			st.cached = true
 			w.running[n] = nil
 			go done(nil, result{n: n, closer: closer, end: time.Now(), cached: true})
@@ -452,6 +460,7 @@ func (w *watchRun) ended(r result) {
 		st.cancel(nil)
 		st.cancel = nil
 	}
+	st.logs.end(!st.again && w.ctx.Err() == nil && (r.err != nil || r.res.ExitCode != 0))
 	r.closer()
 	st.end = r.end
 	failed := r.err != nil || r.res.ExitCode != 0
@@ -527,7 +536,9 @@ func (w *watchRun) recordOutputs(n *Node, cached bool) {
 func (w *watchRun) depOutputs(n *Node) []string {
 	out := make([]string, len(n.Deps))
 	for i, d := range n.Deps {
-		out[i] = w.state[d.index].outputs
+		if w.g.inGraph(d) {
+			out[i] = w.state[d.index].outputs
+		}
 	}
 	return out
 }
@@ -548,6 +559,9 @@ func (w *watchRun) checkPersistent(n *Node) {
 		ps := &w.state[p.index]
 		settled := true
 		for _, d := range p.Deps {
+			if !w.g.inGraph(d) {
+				continue
+			}
 			ds := &w.state[d.index]
 			_, running := w.running[d]
 			settled = settled && !running && !ds.waiting && ds.ok

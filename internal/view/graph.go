@@ -67,7 +67,9 @@ func FromRun(g *run.Graph, title string, cache func(*run.Node) CacheInfo) *Graph
 			t.Cache = cache(n)
 		}
 		for _, d := range n.Deps {
-			t.Deps = append(t.Deps, index[d])
+			if j, ok := index[d]; ok { // --only leaves dependencies out
+				t.Deps = append(t.Deps, j)
+			}
 		}
 		v.Tasks[i] = t
 	}
