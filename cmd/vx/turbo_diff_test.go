@@ -52,7 +52,7 @@ func TestTurboDifferential(t *testing.T) {
 			}
 			home := t.TempDir()
 			env := append(os.Environ(), "HOME="+home, "VX_CACHE_DIR="+filepath.Join(home, "vx-cache"),
-				"NODE_ENV=production", "NEXT_PUBLIC_API=1", "NEXT_PUBLIC_SECRET=2", "CI_BUILD_ID=3", "ESLINT_CONFIG=4", "AWS_PROFILE=5", "UNDECLARED=6", "XDG_CONFIG_HOME="+home, "TURBO_TELEMETRY_DISABLED=1",
+				"NODE_ENV=production", "NEXT_PUBLIC_API=1", "NEXT_PUBLIC_SECRET=2", "CI_BUILD_ID=3", "ESLINT_CONFIG=4", "AWS_PROFILE=5", "UNDECLARED=6", "VITE_MODE=7", "XDG_CONFIG_HOME="+home, "TURBO_TELEMETRY_DISABLED=1",
 				"DO_NOT_TRACK=1", "TURBO_NO_UPDATE_NOTIFIER=1", "TURBO_PRINT_VERSION_DISABLED=1", "NO_COLOR=1")
 			for _, line := range strings.Split(strings.TrimSpace(string(runs)), "\n") {
 				args := strings.Fields(line)
@@ -88,6 +88,7 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][
 	}
 	type turboEnv struct {
 		Configured  []string `json:"configured"`
+		Inferred    []string `json:"inferred"` // framework inference
 		Passthrough []string `json:"passthrough"`
 	}
 	var plan struct {
@@ -130,7 +131,7 @@ func turboPlan(t *testing.T, turbo, ws string, env, args []string) (map[string][
 			continue
 		}
 		var names []string
-		for _, list := range [][]string{plan.Global.Env.Configured, plan.Global.Env.Passthrough, task.Env.Configured, task.Env.Passthrough} {
+		for _, list := range [][]string{plan.Global.Env.Configured, plan.Global.Env.Passthrough, task.Env.Configured, task.Env.Inferred, task.Env.Passthrough} {
 			for _, kv := range list {
 				name, _, _ := strings.Cut(kv, "=")
 				names = append(names, name)
@@ -168,7 +169,7 @@ func probed(names []string) []string {
 	out := []string{}
 	for _, n := range names {
 		switch n {
-		case "NODE_ENV", "NEXT_PUBLIC_API", "NEXT_PUBLIC_SECRET", "CI_BUILD_ID", "ESLINT_CONFIG", "AWS_PROFILE", "UNDECLARED":
+		case "NODE_ENV", "NEXT_PUBLIC_API", "NEXT_PUBLIC_SECRET", "CI_BUILD_ID", "ESLINT_CONFIG", "AWS_PROFILE", "UNDECLARED", "VITE_MODE":
 			if !slices.Contains(out, n) {
 				out = append(out, n)
 			}

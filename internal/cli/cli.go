@@ -288,7 +288,8 @@ func commandHelp(c *command) string {
 }
 
 // load finds the workspace around dir and reads its configuration (see
-// loadConfig).
+// loadConfig); with a turbo.json, turbo's framework inference adds to it
+// (inferFrameworks).
 func load(p *Process, a *parsed) (*workspace.Workspace, *config.Config, error) {
 	ws, err := workspace.Discover(p.Dir)
 	if err != nil {
@@ -299,6 +300,9 @@ func load(p *Process, a *parsed) (*workspace.Workspace, *config.Config, error) {
 		return nil, nil, err
 	}
 	warnUnusedEntries(p, ws, res.Config)
+	if err := inferFrameworks(p, a, ws, res.Config); err != nil {
+		return nil, nil, err
+	}
 	return ws, res.Config, nil
 }
 
@@ -326,6 +330,7 @@ var runCmd = &command{
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},
 		outputLogsFlag,
 		onlyFlag,
+		frameworkFlag,
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 	},
 	run: runRun,
@@ -714,6 +719,7 @@ var envCmd = &command{
 	usage:   "vx env <task> | vx env <project>#<task> [--json]",
 	flags: []flagSpec{
 		{name: "json", kind: boolFlag, usage: "print a JSON object {task, env} instead of KEY=VALUE lines"},
+		frameworkFlag,
 	},
 	run: runEnv,
 }

@@ -25,6 +25,7 @@ func init() {
 		flagSpec{name: "no-cache", kind: boolFlag, usage: "do not compute cache keys: every task's cache state is off"},
 		cacheDir,
 		onlyFlag,
+		frameworkFlag,
 	)
 	graphCmd.flags = append(graphCmd.flags, remoteFlags...)
 }

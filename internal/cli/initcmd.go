@@ -10,6 +10,7 @@ import (
 
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/jsconfig"
+	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/workspace"
 )
 
@@ -72,6 +73,10 @@ func runInit(p *Process, a *parsed) (int, error) {
 	if werr != nil {
 		os.Remove(target)
 		return 1, fmt.Errorf("init: writing %s: %w", jsconfig.FileNames[0], werr)
+	}
+	for _, pf := range projectFrameworks(ws) {
+		tr.Warnings = append(tr.Warnings, fmt.Sprintf("%s: %s uses %s: turbo adds %s to its tasks' env (framework inference), vx.config.ts does not: add them to the tasks that read them",
+			filepath.Base(tr.Path), quote.Name(pf.proj.Name), pf.f.Name, strings.Join(pf.f.Env, ", ")))
 	}
 	if tr.Remote != nil {
 		tr.Warnings = append(tr.Warnings, filepath.Base(tr.Path)+`: "remoteCache" is not carried over: vx.config.ts takes remoteCache.url and .instance; turbo's variables (TURBO_API, TURBO_TEAM, TURBO_TOKEN, TURBO_REMOTE_CACHE_SIGNATURE_KEY) still apply`)

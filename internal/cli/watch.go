@@ -24,6 +24,7 @@ var watchCmd = &command{
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 		outputLogsFlag,
 		onlyFlag,
+		frameworkFlag,
 	},
 	run: runWatch,
 }

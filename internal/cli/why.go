@@ -20,6 +20,7 @@ var whyCmd = &command{
 		{name: "filter", kind: listFlag, arg: "<selector>", usage: "select projects as vx run does (repeatable)"},
 		{name: "json", kind: boolFlag, usage: "print a JSON object {tasks: [...]} with every change"},
 		{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
+		frameworkFlag,
 	},
 	run: runWhy,
 }
