@@ -250,6 +250,8 @@ func flagValues(p *Process, c *command, flag string) ([]candidate, bool) {
 	case "output-logs":
 		return []candidate{{"full", "every task's output"}, {"hash-only", "only whether each task came from the cache, and its key"},
 			{"new-only", "the output of the tasks that ran"}, {"errors-only", "the output of the tasks that failed"}, {"none", "no task output"}}, false
+	case "framework-inference":
+		return []candidate{{"true", "add each project's framework variables (turbo.json)"}, {"false", "add none"}}, false
 	case "summary":
 		return []candidate{{"json", "the summary as JSON on stdout"}}, true
 	case "cache-dir", "profile", "html", "out-dir":

@@ -88,7 +88,8 @@ func TestComplete(t *testing.T) {
 		{"vx why: the tasks vx run takes", web, []string{"why", "b"}, ":plain\nbuild\tnext build\nbuild:prod\tnext build --prod\n"},
 		{"vx why --filter narrows them", root, []string{"why", "--filter", "@acme/ui", ""}, ":plain\nbuild\ttsc\ntest\tvitest\n"},
 		{"vx why: project#task once # is typed", web, []string{"why", "@acme/ui#"}, ":plain\n@acme/ui#build\ttsc\n@acme/ui#test\tvitest\n"},
-		{"vx why: its flags", root, []string{"why", "--"}, ":plain\n--filter\n--json\n--cache-dir\n--help\n"},
+		{"vx why: its flags", root, []string{"why", "--"}, ":plain\n--filter\n--json\n--cache-dir\n--framework-inference\n--help\n"},
+		{"vx watch --framework-inference: its values", root, []string{"watch", "build", "--framework-inference", ""}, ":plain\ntrue\tadd each project's framework variables (turbo.json)\nfalse\tadd none\n"},
 		{"vx why --cache-dir: a directory", root, []string{"why", "build", "--cache-dir", ""}, ":files\n"},
 		{"vx run --explain-misses", root, []string{"run", "--exp"}, ":plain\n--explain-misses\n"},
 	}
