@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vxrun/vx/internal/remote/remotetest"
 	"github.com/vxrun/vx/internal/testdir"
 	"github.com/vxrun/vx/internal/testtool"
 )
@@ -103,40 +104,7 @@ func TestTagMatchesTurbo(t *testing.T) {
 			c := &capture{puts: map[string][]byte{}, tags: map[string]string{}}
 			hs := httptest.NewServer(c)
 			t.Cleanup(hs.Close)
-			dir := testdir.New(t)
-			write := func(name, s string) {
-				p := filepath.Join(dir, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write("package.json", `{"name":"root","private":true,"workspaces":["packages/*"],"packageManager":"npm@10.0.0"}`)
-			write("packages/a/package.json", `{"name":"a","scripts":{"build":"node -e \"require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','built')\""}}`)
-			write("turbo.json", `{"tasks":{"build":{"outputs":["dist/**"]}},"remoteCache":{"signature":true}}`)
-			write(".gitignore", "dist/\n.turbo/\n.home/\n")
-			if out, err := exec.Command(git, "-C", dir, "init", "-q").CombinedOutput(); err != nil {
-				t.Fatalf("git init: %v\n%s", err, out)
-			}
-			run := func(cache string) string {
-				t.Helper()
-				cmd := exec.Command(turbo, "run", "build", "--cache="+cache, "--output-logs=hash-only")
-				cmd.Dir = dir
-				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, ".home"),
-					"TURBO_API=" + hs.URL, "TURBO_TOKEN=tok", tc.env, "TURBO_REMOTE_CACHE_SIGNATURE_KEY=" + key,
-					"TURBO_TELEMETRY_DISABLED=1", "DO_NOT_TRACK=1", "TURBO_NO_UPDATE_NOTIFIER=1",
-					"npm_config_update_notifier=false", "CI=", "NO_COLOR=1"}
-				if v := os.Getenv("SYSTEMROOT"); v != "" {
-					cmd.Env = append(cmd.Env, "SYSTEMROOT="+v)
-				}
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("turbo run build --cache=%s: %v\n%s", cache, err, out)
-				}
-				return string(out)
-			}
+			run := turboWorkspace(t, turbo, git, []string{"TURBO_API=" + hs.URL, "TURBO_TOKEN=tok", tc.env, "TURBO_REMOTE_CACHE_SIGNATURE_KEY=" + key})
 			run("remote:w")
 			c.mu.Lock()
 			if len(c.puts) != 1 {
@@ -180,5 +148,79 @@ func TestTagMatchesTurbo(t *testing.T) {
 				t.Errorf("turbo fetched the artifact %d times, want 2", c.gets)
 			}
 		})
+	}
+}
+
+// turboWorkspace makes a workspace of one package whose build turbo
+// caches, with remoteCache.signature on, and returns a function that runs
+// turbo run build there with env and --cache=<its argument>.
+func turboWorkspace(t *testing.T, turbo, git string, env []string) func(cache string) string {
+	dir := testdir.New(t)
+	write := func(name, s string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package.json", `{"name":"root","private":true,"workspaces":["packages/*"],"packageManager":"npm@10.0.0"}`)
+	write("packages/a/package.json", `{"name":"a","scripts":{"build":"node -e \"require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','built')\""}}`)
+	write("turbo.json", `{"tasks":{"build":{"outputs":["dist/**"]}},"remoteCache":{"signature":true}}`)
+	write(".gitignore", "dist/\n.turbo/\n.home/\n")
+	if out, err := exec.Command(git, "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	return func(cache string) string {
+		t.Helper()
+		cmd := exec.Command(turbo, "run", "build", "--cache="+cache, "--output-logs=hash-only")
+		cmd.Dir = dir
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, ".home"),
+			"TURBO_TELEMETRY_DISABLED=1", "DO_NOT_TRACK=1", "TURBO_NO_UPDATE_NOTIFIER=1",
+			"npm_config_update_notifier=false", "CI=", "NO_COLOR=1"}, env...)
+		if v := os.Getenv("SYSTEMROOT"); v != "" {
+			cmd.Env = append(cmd.Env, "SYSTEMROOT="+v)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("turbo run build --cache=%s: %v\n%s", cache, err, out)
+		}
+		return string(out)
+	}
+}
+
+// TestTagTurboServer: turbo uploads a signed artifact to the real
+// turborepo-remote-cache (ducktors', from npm, keeping tags); the
+// artifact and tag the server stored verify with vx's Verify.
+func TestTagTurboServer(t *testing.T) {
+	turbo := testtool.Need(t, "npm i -g turbo: the x-artifact-tag test runs turbo", "turbo")
+	testtool.Need(t, "Node.js's npm: turbo runs the test workspace's scripts with it", "npm")
+	git := testtool.Need(t, "git: turbo hashes the test workspace's files with it", "git")
+	srv := remotetest.StartTurbo(t, remotetest.TurboOptions{Tags: true})
+	key := "vx-test-signing-key-0123456789abcdef"
+	run := turboWorkspace(t, turbo, git, []string{"TURBO_API=" + srv.URL, "TURBO_TOKEN=" + srv.Token, "TURBO_TEAM=acme",
+		"TURBO_REMOTE_CACHE_SIGNATURE_KEY=" + key})
+	run("remote:w")
+	arts := srv.Artifacts("acme")
+	if len(arts) != 1 {
+		t.Fatalf("the server holds %d artifacts of acme, want 1", len(arts))
+	}
+	for hash := range arts {
+		body, err := os.ReadFile(filepath.Join(srv.Dir, "acme", hash))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag, err := os.ReadFile(filepath.Join(srv.Dir, "acme", hash+".tag"))
+		if err != nil {
+			t.Fatalf("the server kept no tag: %v", err)
+		}
+		if !Verify([]byte(key), hash, "", body, strings.TrimSpace(string(tag))) {
+			t.Errorf("the tag the server holds for %s, %q, does not verify with a slug's team (\"\")", hash, tag)
+		}
+	}
+	// turbo takes it back (a remote hit), the tag checked on the way.
+	if out := run("remote:r"); !strings.Contains(out, "cache hit") {
+		t.Errorf("turbo did not take its artifact back:\n%s", out)
 	}
 }
