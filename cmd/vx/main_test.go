@@ -17,6 +17,7 @@ import (
 
 	"github.com/vxrun/vx/internal/jsconfig/evaluate"
 	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -179,6 +180,22 @@ func TestScript(t *testing.T) {
 			vx, err := osexec.LookPath("vx")
 			env.Setenv("VX", vx)
 			return err
+		},
+		// [need:tool] holds when tool is on PATH; when it is not and
+		// CI=true, the script fails (a test may not skip for want of a
+		// tool in CI): "[!need:git] skip 'git not found'".
+		Condition: func(cond string) (bool, error) {
+			tool, ok := strings.CutPrefix(cond, "need:")
+			if !ok {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			if _, err := osexec.LookPath(tool); err != nil {
+				if os.Getenv(testtool.CIEnv) == "true" {
+					return false, fmt.Errorf("%s is not installed; CI=true: a test may not skip for want of a tool in CI", tool)
+				}
+				return false, nil
+			}
+			return true, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"watch":   watchScriptCmd,

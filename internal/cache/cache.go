@@ -90,6 +90,9 @@ type Cache struct {
 	store  *Store
 	sc     *scanner
 	envKey *EnvKey
+	// needles are the forms of the checkout's absolute path that make a
+	// result root-bound (see rootbound.go).
+	needles []string
 
 	snapOnce sync.Once
 	snapDirs []string // what the snapshot covers (root-relative); nil = all
@@ -176,6 +179,12 @@ func New(o Options) (*Cache, error) {
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git
 	}
+	top := o.Root
+	if co := FindCheckout(o.Root); co.Top != "" {
+		top = co.Top
+	}
+	resolved, _ := filepath.EvalSymlinks(top)
+	c.needles = rootNeedles(top, resolved, o.GOOS)
 	if rel, err := filepath.Rel(o.Root, o.Dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 		c.sc.skip = filepath.ToSlash(rel)
 	}
@@ -538,8 +547,13 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		// The look was made when the key was computed, before the task's
 		// lock: another vx run that held the lock may have stored the
 		// entry since. One more read of the store costs less than the run.
-		if hit, err := c.readLocal(k); err == nil {
+		hit, err := c.readLocal(k)
+		if err == nil {
 			return hit, true
+		}
+		var be *BoundElsewhereError
+		if errors.As(err, &be) {
+			c.warn("%s: cache miss: %v; running the task", k.spec.ID, be)
 		}
 	}
 	return nil, false
@@ -654,8 +668,28 @@ func (c *Cache) look(k *Key, p *prefetch) {
 	p.remoteHit, p.remoteErr = c.lookupRemote(k)
 }
 
+// readLocal returns the local store's entry for k: the one under k, else
+// the one bound to this workspace's root (see rootbound.go). A marker
+// under k of another root is a miss, a *BoundElsewhereError.
 func (c *Cache) readLocal(k *Key) (*Hit, error) {
 	data, err := c.store.GetActionResult(k.Action)
+	var elsewhere error
+	if err == nil {
+		if r, derr := UnmarshalActionResult(data); derr == nil {
+			if root, ok := c.store.markerRoot(r); ok {
+				err = ErrNotFound
+				if root != c.opts.Root {
+					elsewhere = &BoundElsewhereError{Root: root}
+				}
+			}
+		}
+	}
+	if errors.Is(err, ErrNotFound) {
+		data, err = c.store.GetActionResult(boundKey(k.Action, c.opts.Root))
+		if errors.Is(err, ErrNotFound) && elsewhere != nil {
+			err = elsewhere
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -1112,7 +1146,17 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		}
 	}
 	data := r.Marshal()
-	if err := c.store.UpdateActionResult(k.Action, data); err != nil {
+	bound, err := c.store.rootBound(r, c.needles)
+	if err != nil {
+		c.warn("%s: not cached: %v", k.spec.ID, err)
+		return
+	}
+	if bound {
+		if err := c.saveBound(k, data); err != nil {
+			c.warn("%s: not cached: %v", k.spec.ID, err)
+			return
+		}
+	} else if err := c.store.UpdateActionResult(k.Action, data); err != nil {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
 		return
 	}
@@ -1134,7 +1178,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 			}
 		}
 	}
-	if c.opts.Remote != nil && c.opts.RemoteWrite {
+	if c.opts.Remote != nil && c.opts.RemoteWrite && !bound {
 		c.uploads.Add(1)
 		go func() {
 			defer c.uploads.Done()

@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the cache format version. It is the Action's salt, so
 // changing it makes every old entry a miss.
-const FormatVersion = "vx-cache-4"
+const FormatVersion = "vx-cache-5"
 
 // Lockfiles are the workspace-level lockfiles every key covers, relative
 // to the root.

@@ -27,21 +27,47 @@ var cacheRunFlags = []flagSpec{
 	{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
 }
 
+// CacheWorktreesEnv names the variable that says whether the git
+// worktrees of one repository share one store: "shared" (the default) or
+// "separate".
+const CacheWorktreesEnv = "VX_CACHE_WORKTREES"
+
 // cacheDir returns the store's directory: --cache-dir, else VX_CACHE_DIR,
-// else node_modules/.cache/vx at the root. A relative directory is taken
-// from vx's working directory.
-func cacheDir(p *Process, a *parsed, root string) string {
+// else the default store of the workspace at root ([defaultStore]). A
+// relative directory is taken from vx's working directory.
+func cacheDir(p *Process, a *parsed, root string) (string, error) {
 	dir := a.str("cache-dir")
 	if dir == "" {
 		dir, _ = exec.LookupEnv(p.Environ, CacheDirEnv, p.GOOS)
 	}
 	if dir == "" {
-		return filepath.Join(root, "node_modules", ".cache", "vx")
+		return defaultStore(p, root)
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(p.Dir, dir)
 	}
-	return filepath.Clean(dir)
+	return filepath.Clean(dir), nil
+}
+
+// defaultStore returns node_modules/.cache/vx at root; in a linked git
+// worktree, the same directory of the same workspace in the main worktree,
+// which all the repository's worktrees share (unless VX_CACHE_WORKTREES is
+// "separate", or the main worktree has no such workspace directory, or
+// the repository is bare). It is found by reading git's files, without
+// running git ([cache.FindCheckout]).
+func defaultStore(p *Process, root string) (string, error) {
+	local := filepath.Join(root, "node_modules", ".cache", "vx")
+	switch v, _ := exec.LookupEnv(p.Environ, CacheWorktreesEnv, p.GOOS); v {
+	case "", "shared":
+	case "separate":
+		return local, nil
+	default:
+		return "", usagef("%s takes shared or separate, not %q", CacheWorktreesEnv, v)
+	}
+	if dir, _ := cache.FindCheckout(root).SharedStoreDir(); dir != "" {
+		return dir, nil
+	}
+	return local, nil
 }
 
 // openCache returns the task cache of a run, or nil when the run has no
@@ -65,8 +91,12 @@ func openCache(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 	if !any {
 		return nil, nil
 	}
+	dir, err := cacheDir(p, a, ws.Root)
+	if err != nil {
+		return nil, err
+	}
 	o := cache.Options{
-		Dir:     cacheDir(p, a, ws.Root),
+		Dir:     dir,
 		Root:    ws.Root,
 		Environ: p.Environ,
 		Read:    !a.set["force"],
@@ -206,11 +236,13 @@ func runCache(p *Process, a *parsed) (int, error) {
 			if err != nil {
 				return ExitUsage, err
 			}
-			dir = cacheDir(p, a, ws.Root)
+			if dir, err = cacheDir(p, a, ws.Root); err != nil {
+				return ExitUsage, err
+			}
 		}
 	}
 	if dir == "" {
-		dir = cacheDir(p, a, "")
+		dir, _ = cacheDir(p, a, "") // VX_CACHE_DIR is set
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(p.Dir, dir)
 	}

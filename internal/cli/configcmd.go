@@ -28,7 +28,10 @@ func loadConfig(p *Process, a *parsed, ws *workspace.Workspace, fresh bool) (*js
 	if exe == "" {
 		exe, _ = os.Executable()
 	}
-	store := cacheDir(p, a, ws.Root)
+	store, err := cacheDir(p, a, ws.Root)
+	if err != nil {
+		return nil, err
+	}
 	return jsconfig.Load(jsconfig.Options{
 		Root:     ws.Root,
 		Projects: projects,

@@ -146,7 +146,7 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 		}
 		return tc
 	}
-	storeDir := cacheDir(p, a, ws.Root)
+	storeDir, _ := cacheDir(p, a, ws.Root) // openCache checked it
 	store := ""
 	if rel, err := filepath.Rel(ws.Root, storeDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 		store = filepath.ToSlash(rel)
