@@ -1,0 +1,325 @@
+package cache
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vxrun/vx/internal/testdir"
+	"github.com/vxrun/vx/internal/testtool"
+)
+
+func TestRootNeedles(t *testing.T) {
+	tests := []struct {
+		name, top, resolved, goos string
+		want                      []string
+	}{
+		{"unix", "/home/me/repo", "", "linux", []string{"/home/me/repo"}},
+		{"unix, behind a link", "/tmp/repo", "/private/tmp/repo", "darwin", []string{"/tmp/repo", "/private/tmp/repo"}},
+		{"unix, resolved the same", "/src/a", "/src/a", "linux", []string{"/src/a"}},
+		{"unix, a trailing slash", "/src/a/", "", "linux", []string{"/src/a"}},
+		{"the file system's root is no needle", "/", "", "linux", nil},
+		{"windows: both slashes, doubled backslashes, both drive cases", `C:\Users\me\repo`, "", "windows", []string{
+			`C:\Users\me\repo`, `C:/Users/me/repo`, `C:\\Users\\me\\repo`,
+			`c:\Users\me\repo`, `c:/Users/me/repo`, `c:\\Users\\me\\repo`}},
+		{"windows: a drive's root is no needle", `D:\`, "", "windows", nil},
+		{"windows: a UNC path", `\\server\share\repo`, "", "windows", []string{
+			`\\server\share\repo`, `//server/share/repo`, `\\\\server\\share\\repo`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, rootNeedles(tt.top, tt.resolved, tt.goos)); diff != "" {
+				t.Errorf("rootNeedles(%q, %q, %s) (-want +got):\n%s", tt.top, tt.resolved, tt.goos, diff)
+			}
+		})
+	}
+}
+
+// TestHoldsAnyAcrossChunks: a needle is found wherever it lies, across
+// the boundary of two chunks too.
+func TestHoldsAnyAcrossChunks(t *testing.T) {
+	needle := "/home/me/repo"
+	tests := []struct {
+		name string
+		at   int // where the needle starts; -1: absent
+		size int
+		want bool
+	}{
+		{"empty", -1, 0, false},
+		{"absent", -1, 3 * scanChunk, false},
+		{"at the start", 0, 100, true},
+		{"across the first boundary", scanChunk - 5, 2 * scanChunk, true},
+		{"ending at the boundary", scanChunk - len(needle), 2 * scanChunk, true},
+		{"starting at the boundary", scanChunk, 2 * scanChunk, true},
+		{"across the second boundary", 2*scanChunk - 1, 3 * scanChunk, true},
+		{"at the very end", 3*scanChunk - len(needle), 3 * scanChunk, true},
+		{"cut by the end", 3*scanChunk - len(needle) + 1, 3 * scanChunk, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bytes.Repeat([]byte("x"), tt.size)
+			if tt.at >= 0 {
+				copy(b[tt.at:], needle)
+			}
+			got, err := holdsAny(bytes.NewReader(b), []string{"/other/path", needle})
+			if err != nil || got != tt.want {
+				t.Errorf("holdsAny = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRootBoundEntries: one store, two checkouts of one project. A result
+// that holds the absolute path of the checkout that made it, in an output
+// or a log, is never restored in the other (a miss that says why), and is
+// still a hit in its own; a result without it is shared.
+func TestRootBoundEntries(t *testing.T) {
+	store := testdir.New(t)
+	base := testdir.New(t)
+	rootA, rootB := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, r := range []string{rootA, rootB} {
+		os.MkdirAll(filepath.Join(r, "p/dist"), 0o755)
+		os.WriteFile(filepath.Join(r, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	}
+	type task struct {
+		name          string
+		output, log   func(root string) string
+		sharedBetween bool
+	}
+	tests := []task{
+		{"an output holds the path", func(r string) string { return `{"sources":["` + r + `/p/src/a.ts"]}` }, nil, false},
+		{"the log holds the path", func(string) string { return "ok" }, func(r string) string { return "cwd: " + r + "\n" }, false},
+		{"neither holds it", func(string) string { return "ok" }, func(string) string { return "built\n" }, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build", string(rune('a' + i))}, Outputs: []string{"dist/**"}}
+			var warn bytes.Buffer
+			open := func(root string) (*Cache, *Key) {
+				c, err := New(Options{Dir: store, Root: root, Read: true, Write: true, Warn: &warn})
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, err := c.Key(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c, k
+			}
+			build := func(root string) {
+				c, k := open(root)
+				os.WriteFile(filepath.Join(root, "p/dist/out.json"), []byte(tt.output(root)), 0o644)
+				cp, err := c.NewCapture(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.log != nil {
+					cp.Stdout.WriteString(tt.log(root))
+				}
+				c.Save(k, cp, filepath.Join(root, "p"))
+				c.Close()
+			}
+			lookup := func(root string) (bool, string) {
+				warn.Reset()
+				c, k := open(root)
+				defer c.Close()
+				_, hit := c.Lookup(k)
+				return hit, warn.String()
+			}
+
+			build(rootA)
+			if hit, _ := lookup(rootA); !hit {
+				t.Fatal("a miss in the checkout that stored the entry")
+			}
+			hit, msg := lookup(rootB)
+			if hit != tt.sharedBetween {
+				t.Fatalf("lookup from the other checkout: hit = %v, want %v", hit, tt.sharedBetween)
+			}
+			if !tt.sharedBetween {
+				want := "vx: p#build: cache miss: its entry was stored from \"" + rootA + "\" and its outputs or logs hold that path, so it serves only that checkout; running the task\n"
+				if diff := cmp.Diff(want, msg); diff != "" {
+					t.Errorf("the note of the miss (-want +got):\n%s", diff)
+				}
+				// The other checkout stores its own; both hit theirs.
+				build(rootB)
+				for _, r := range []string{rootA, rootB} {
+					if hit, msg := lookup(r); !hit {
+						t.Errorf("after both stored, a miss in %s: %s", r, msg)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMarkerNeverRestored: the marker under a task's key is no entry a
+// vx that does not know it would restore (a run that failed), and a
+// marker whose blob is gone is a miss, not a hit of nothing.
+func TestMarkerNeverRestored(t *testing.T) {
+	store := testdir.New(t)
+	root := testdir.New(t)
+	os.MkdirAll(filepath.Join(root, "p"), 0o755)
+	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	c, err := New(Options{Dir: store, Root: root, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, err := c.Key(&TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, blob := markerResult("/elsewhere")
+	c.store.PutBytes(blob)
+	c.store.UpdateActionResult(k.Action, m.Marshal())
+	data, _ := c.store.GetActionResult(k.Action)
+	if _, err := c.checkResult(k, data); err == nil {
+		t.Error("checkResult accepted a marker")
+	}
+	var be *BoundElsewhereError
+	if _, err := c.readLocal(k); !errors.As(err, &be) || be.Root != "/elsewhere" {
+		t.Errorf("readLocal of a marker: %v, want a *BoundElsewhereError of /elsewhere", err)
+	}
+	os.Remove(c.store.BlobPath(DigestOf(blob)))
+	if _, err := c.readLocal(k); err == nil {
+		t.Error("readLocal of a marker without its blob: a hit")
+	}
+}
+
+// TestRootBoundNotUploaded: a root-bound entry stays in the local store.
+func TestRootBoundNotUploaded(t *testing.T) {
+	root := testdir.New(t)
+	os.MkdirAll(filepath.Join(root, "p/dist"), 0o755)
+	os.WriteFile(filepath.Join(root, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	remote := newFakeRemote()
+	c, err := New(Options{Dir: testdir.New(t), Root: root, Read: true, Write: true, Remote: remote, RemoteWrite: true, EnvKey: PublicEnvKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := c.Key(&TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "p/dist/a.txt"), []byte("made in "+root), 0o644)
+	cp, _ := c.NewCapture(k)
+	c.Save(k, cp, filepath.Join(root, "p"))
+	c.Close()
+	if remote.updates != 0 {
+		t.Errorf("%d entries uploaded, want none", remote.updates)
+	}
+}
+
+// TestFindCheckout reads the layouts git writes, without git.
+func TestFindCheckout(t *testing.T) {
+	base := testdir.New(t)
+	write := func(p, s string) {
+		p = filepath.Join(base, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir := func(p string) { os.MkdirAll(filepath.Join(base, filepath.FromSlash(p)), 0o755) }
+	abs := func(p string) string { return filepath.Join(base, filepath.FromSlash(p)) }
+
+	// A repository with its main worktree and two linked ones (gitdir
+	// absolute, and relative as git worktree add --relative-paths writes).
+	mkdir("main/.git/objects")
+	mkdir("main/ws")
+	write("main/.git/worktrees/w1/commondir", "../..\n")
+	write("w1/.git", "gitdir: "+abs("main/.git/worktrees/w1")+"\n")
+	mkdir("w1/ws/sub")
+	write("main/.git/worktrees/w2/commondir", "../..\n")
+	write("w2/.git", "gitdir: ../main/.git/worktrees/w2\n")
+	mkdir("w2/other")
+	// A bare repository with a worktree.
+	mkdir("bare.git/objects")
+	write("bare.git/worktrees/w3/commondir", "../..\n")
+	write("w3/.git", "gitdir: "+abs("bare.git/worktrees/w3")+"\n")
+	// A submodule: a .git file, a git directory without commondir.
+	write("main/.git/modules/s/HEAD", "ref: refs/heads/main\n")
+	write("main/s/.git", "gitdir: ../.git/modules/s\n")
+	// No git at all.
+	mkdir("plain/ws")
+
+	tests := []struct {
+		root      string
+		want      Checkout
+		store     string
+		storeWhy  string
+		whyHolder string
+	}{
+		{"main/ws", Checkout{Top: abs("main"), Rel: "ws"}, "", "", ""},
+		{"w1/ws", Checkout{Top: abs("w1"), Rel: "ws", Main: abs("main")}, abs("main/ws/node_modules/.cache/vx"), "", ""},
+		{"w1", Checkout{Top: abs("w1"), Rel: ".", Main: abs("main")}, abs("main/node_modules/.cache/vx"), "", ""},
+		{"w1/ws/sub", Checkout{Top: abs("w1"), Rel: filepath.FromSlash("ws/sub"), Main: abs("main")}, "", "has no directory ws/sub", ""},
+		{"w2/other", Checkout{Top: abs("w2"), Rel: "other", Main: abs("main")}, "", "has no directory other", ""},
+		{"w3", Checkout{Top: abs("w3"), Rel: ".", Why: "its repository " + abs("bare.git") + " is bare (it has no main worktree)"}, "", "is bare", ""},
+		{"main/s", Checkout{Top: abs("main/s"), Rel: "."}, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.root, func(t *testing.T) {
+			co := FindCheckout(abs(tt.root))
+			if diff := cmp.Diff(tt.want, co); diff != "" {
+				t.Errorf("FindCheckout (-want +got):\n%s", diff)
+			}
+			dir, why := co.SharedStoreDir()
+			if dir != tt.store || !strings.Contains(why, tt.storeWhy) || (tt.storeWhy == "") != (why == "") {
+				t.Errorf("SharedStoreDir = %q, %q; want %q, one that says %q", dir, why, tt.store, tt.storeWhy)
+			}
+		})
+	}
+	if co := FindCheckout(abs("plain/ws")); co.Top != "" && strings.HasPrefix(co.Top, base) {
+		t.Errorf("FindCheckout without git: %+v", co)
+	}
+}
+
+// TestFindCheckoutAgreesWithGit: on a real repository, the main worktree
+// FindCheckout reads is the one git names (git rev-parse
+// --git-common-dir), from a linked worktree and from the main one.
+func TestFindCheckoutAgreesWithGit(t *testing.T) {
+	git := testtool.Need(t, "apt-get install git", "git")
+	base := testdir.New(t)
+	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
+	run := func(dir string, args ...string) string {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	os.MkdirAll(filepath.Join(main, "ws"), 0o755)
+	os.WriteFile(filepath.Join(main, "ws/package.json"), []byte("{}"), 0o644)
+	run(main, "init", "-q")
+	run(main, "add", "-A")
+	run(main, "commit", "-qm", "init")
+	run(main, "worktree", "add", "-q", "--detach", wt)
+
+	start := time.Now()
+	co := FindCheckout(filepath.Join(wt, "ws"))
+	took := time.Since(start)
+	common := run(filepath.Join(wt, "ws"), "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if want := filepath.Dir(common); co.Main != want || co.Top != wt {
+		t.Errorf("FindCheckout = %+v; git says the common directory is %s (want Main %s, Top %s)", co, common, want, wt)
+	}
+	dir, why := co.SharedStoreDir()
+	if want := filepath.Join(main, "ws", "node_modules", ".cache", "vx"); dir != want {
+		t.Errorf("SharedStoreDir = %q (%s), want %q", dir, why, want)
+	}
+	if co := FindCheckout(filepath.Join(main, "ws")); co.Main != "" || co.Top != main {
+		t.Errorf("FindCheckout in the main worktree = %+v", co)
+	}
+	t.Logf("FindCheckout took %v (%s/%s)", took, runtime.GOOS, runtime.GOARCH)
+}
