@@ -40,7 +40,8 @@ type acEntry struct {
 
 // Prune removes entries, least recently used first, until the store fits
 // in MaxSize, and entries unused for MaxAge; then the blobs no remaining
-// entry names (older than Grace), the tasks' records of entries that are
+// entry names (older than Grace, and not named by a removed entry used
+// within Grace, which a run may be restoring), the tasks' records of entries that are
 // gone (see [LastUse]), and stale temporary files.
 func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 	if o.Grace == 0 {
@@ -67,6 +68,10 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 	// Newest first: keep while within the limits.
 	sort.Slice(entries, func(i, j int) bool { return entries[i].used.After(entries[j].used) })
 	counted := map[string]bool{}
+	// inUse are the blobs of entries removed now that a run used within
+	// Grace: it may be restoring them (another worktree sharing the
+	// store). The entry goes; its blobs stay until a later prune.
+	inUse := map[string]bool{}
 	var total int64
 	var keep []acEntry
 	for _, e := range entries {
@@ -79,6 +84,11 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 		tooOld := o.MaxAge > 0 && now.Sub(e.used) > o.MaxAge
 		tooBig := o.MaxSize > 0 && total+add > o.MaxSize
 		if tooOld || tooBig {
+			if now.Sub(e.used) < o.Grace {
+				for _, d := range e.blobs {
+					inUse[d.Hash] = true
+				}
+			}
 			if err := os.Remove(e.path); err == nil {
 				res.RemovedEntries++
 				res.RemovedBytes += e.size
@@ -92,7 +102,7 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 		keep = append(keep, e)
 	}
 	for h, size := range blobSizes {
-		if counted[h] || now.Sub(blobTimes[h]) < o.Grace {
+		if counted[h] || inUse[h] || now.Sub(blobTimes[h]) < o.Grace {
 			continue
 		}
 		if err := os.Remove(filepath.Join(s.Dir, "cas", h[:min(2, len(h))], h)); err == nil {

@@ -323,3 +323,35 @@ func TestFindCheckoutAgreesWithGit(t *testing.T) {
 	}
 	t.Logf("FindCheckout took %v (%s/%s)", took, runtime.GOOS, runtime.GOARCH)
 }
+
+// TestPruneKeepsBlobsBeingRestored: a prune (another worktree's, sharing
+// the store) that removes an entry a run used a moment ago keeps its
+// blobs, which that run may be restoring; an entry unused for longer
+// loses them.
+func TestPruneKeepsBlobsBeingRestored(t *testing.T) {
+	st, _ := OpenStore(testdir.New(t))
+	old := time.Now().Add(-48 * time.Hour)
+	put := func(name string, used time.Time) Digest {
+		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), 1000))
+		os.Chtimes(st.BlobPath(blob), old, old)
+		action := DigestOf([]byte("action " + name))
+		st.UpdateActionResult(action, (&ActionResult{OutputFiles: []OutputFile{{Path: "f", Digest: blob}}}).Marshal())
+		os.Chtimes(st.acPath(action), used, used)
+		return blob
+	}
+	restoring := put("restoring", time.Now().Add(-time.Second))
+	stale := put("stale", time.Now().Add(-3*time.Hour))
+	res, err := st.Prune(PruneOptions{MaxSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entries != 0 || res.RemovedEntries != 2 {
+		t.Errorf("Prune = %+v, want both entries removed", res)
+	}
+	if !st.HasBlob(restoring) {
+		t.Error("the blob of an entry used a second ago was removed")
+	}
+	if st.HasBlob(stale) {
+		t.Error("the blob of an entry unused for 3 hours was kept")
+	}
+}
