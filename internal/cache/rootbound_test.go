@@ -355,3 +355,41 @@ func TestPruneKeepsBlobsBeingRestored(t *testing.T) {
 		t.Error("the blob of an entry unused for 3 hours was kept")
 	}
 }
+
+// BenchmarkFindCheckout: what finding the shared store costs at start-up
+// in a linked worktree, two directories below its top (compare `git
+// rev-parse --git-common-dir`, a process start).
+func BenchmarkFindCheckout(b *testing.B) {
+	base := testdir.New(b)
+	os.MkdirAll(filepath.Join(base, "main/.git/worktrees/w"), 0o755)
+	os.MkdirAll(filepath.Join(base, "main/a/b"), 0o755)
+	os.WriteFile(filepath.Join(base, "main/.git/worktrees/w/commondir"), []byte("../..\n"), 0o644)
+	os.MkdirAll(filepath.Join(base, "w/a/b"), 0o755)
+	os.WriteFile(filepath.Join(base, "w/.git"), []byte("gitdir: "+filepath.Join(base, "main/.git/worktrees/w")+"\n"), 0o644)
+	root := filepath.Join(base, "w/a/b")
+	for b.Loop() {
+		if dir, why := FindCheckout(root).SharedStoreDir(); dir == "" {
+			b.Fatal(why)
+		}
+	}
+}
+
+// BenchmarkHoldsAny: the search of what a task stores for the checkout's
+// path (one needle on Unix, six on Windows), per byte stored.
+func BenchmarkHoldsAny(b *testing.B) {
+	data := bytes.Repeat([]byte("export const a = require('/home/me/other/x.js'); // some text\n"), (16<<20)/62)
+	for _, goos := range []string{"linux", "windows"} {
+		needles := rootNeedles(`/home/me/src/repo`, "", goos)
+		if goos == "windows" {
+			needles = rootNeedles(`C:\Users\me\src\repo`, "", goos)
+		}
+		b.Run(goos, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if found, _ := holdsAny(bytes.NewReader(data), needles); found {
+					b.Fatal("found")
+				}
+			}
+		})
+	}
+}
