@@ -131,6 +131,12 @@ func (x *Explainer) explainMiss(k *Key) *Why {
 		w.Reason = reasonForced
 		return w
 	}
+	var be *BoundElsewhereError
+	if _, err := c.readLocal(k); errors.As(err, &be) {
+		// The key is the same; the entry holds another checkout's path.
+		w.Reason = be.Error()
+		return w
+	}
 	last := c.store.ReadLast(c.opts.Root, k.spec.ID)
 	if last == nil {
 		w.Reason = reasonNeverStored
