@@ -24,7 +24,7 @@ var cacheRunFlags = []flagSpec{
 	{name: "force", kind: boolFlag, usage: "run every task, even those the cache holds, and store the results"},
 	{name: "no-cache", kind: boolFlag, usage: "neither read nor write the task cache"},
 	{name: "no-lock", kind: boolFlag, usage: "take no task lock and wait for none (another vx holds one, e.g. stopped with Ctrl-Z); hits are restored, no result is stored"},
-	{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
+	{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root, the main worktree's in a linked git worktree)"},
 }
 
 // CacheWorktreesEnv names the variable that says whether the git
@@ -208,7 +208,7 @@ var cacheCmd = &command{
 	flags: []flagSpec{
 		{name: "max-size", kind: stringFlag, arg: "SIZE", usage: "prune: keep the most recently used entries within SIZE (500MB, 5GB, 5GiB)"},
 		{name: "max-age", kind: stringFlag, arg: "AGE", usage: "prune: remove entries not used for AGE (7d, 12h, 30m)"},
-		{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
+		{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root, the main worktree's in a linked git worktree)"},
 		{name: "json", kind: boolFlag, usage: "status: print a JSON object"},
 	},
 	run: runCache,

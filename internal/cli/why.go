@@ -19,7 +19,7 @@ var whyCmd = &command{
 	flags: []flagSpec{
 		{name: "filter", kind: listFlag, arg: "<selector>", usage: "select projects as vx run does (repeatable)"},
 		{name: "json", kind: boolFlag, usage: "print a JSON object {tasks: [...]} with every change"},
-		{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root)"},
+		{name: "cache-dir", kind: stringFlag, arg: "DIR", usage: "the cache's store (default: $VX_CACHE_DIR, else node_modules/.cache/vx at the workspace root, the main worktree's in a linked git worktree)"},
 		frameworkFlag,
 	},
 	run: runWhy,
