@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -391,5 +392,68 @@ func BenchmarkHoldsAny(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSharedStoreNeverWrongHit: two checkouts run one task over and over
+// at once against one store, the task writing its checkout's path into
+// its output on some runs and not on others. Whatever the interleaving
+// of stores, markers and lookups, a hit never restores the other
+// checkout's path.
+func TestSharedStoreNeverWrongHit(t *testing.T) {
+	store := testdir.New(t)
+	base := testdir.New(t)
+	roots := []string{filepath.Join(base, "a"), filepath.Join(base, "b")}
+	for _, r := range roots {
+		os.MkdirAll(filepath.Join(r, "p/dist"), 0o755)
+		os.WriteFile(filepath.Join(r, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	}
+	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
+	errs := make(chan error, 2)
+	for i, root := range roots {
+		other := roots[1-i]
+		go func() {
+			errs <- func() error {
+				out := filepath.Join(root, "p/dist/out.txt")
+				for n := range 30 {
+					// The task's own output of the last round goes; every 4th round is --force.
+					os.Remove(out)
+					c, err := New(Options{Dir: store, Root: root, Read: n%4 != 3, Write: true})
+					if err != nil {
+						return err
+					}
+					k, err := c.Key(spec)
+					if err != nil {
+						return err
+					}
+					if h, ok := c.Lookup(k); ok {
+						if err := c.Restore(h, filepath.Join(root, "p"), io.Discard, io.Discard); err == nil {
+							if b, _ := os.ReadFile(out); strings.Contains(string(b), other) {
+								c.Close()
+								return errors.New("restored " + string(b) + " in " + root)
+							}
+						}
+					} else {
+						content := "made in " + root
+						if n%8 == 3 {
+							content = "plain"
+						}
+						cp, err := c.NewCapture(k)
+						if err != nil {
+							return err
+						}
+						os.WriteFile(out, []byte(content), 0o644)
+						c.Save(k, cp, filepath.Join(root, "p"))
+					}
+					c.Close()
+				}
+				return nil
+			}()
+		}()
+	}
+	for range roots {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
