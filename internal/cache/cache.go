@@ -174,7 +174,7 @@ func New(o Options) (*Cache, error) {
 	c := &Cache{opts: o, store: st, envKey: ek, warned: map[string]bool{}, ctx: o.Context,
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
-	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: filepath.Join(o.Dir, "memo")}}
+	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: CheckoutFile(o.Dir, o.Root, "memo")}}
 	c.lockMemo = &lockMemo{path: filepath.Join(o.Dir, "lockfile-memo")}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git

@@ -112,6 +112,11 @@ func (s *Store) Prune(o PruneOptions) (PruneResult, error) {
 	}
 	s.pruneLast()
 	s.pruneTraced()
+	s.checkoutFiles(func(p string, fi fs.FileInfo) {
+		if now.Sub(fi.ModTime()) > checkoutFileAge {
+			os.Remove(p)
+		}
+	})
 	s.eachTempFile(func(p string, fi fs.FileInfo) {
 		if now.Sub(fi.ModTime()) > o.Grace {
 			os.Remove(p)
@@ -249,6 +254,7 @@ func (s *Store) Status() (Status, error) {
 			st.Bytes += fi.Size()
 		}
 	}
+	s.checkoutFiles(func(_ string, fi fs.FileInfo) { st.Bytes += fi.Size() })
 	st.LastRun = readLastRun(s)
 	return st, nil
 }

@@ -39,7 +39,7 @@ func loadConfig(p *Process, a *parsed, ws *workspace.Workspace, fresh bool) (*js
 		GOOS:     p.GOOS,
 		Version:  Version,
 		Exe:      exe,
-		MemoFile: filepath.Join(store, jsconfig.MemoName),
+		MemoFile: cache.CheckoutFile(store, ws.Root, jsconfig.MemoName),
 		MemoTemp: func() (string, error) {
 			st, err := cache.OpenStore(store)
 			if err != nil {
