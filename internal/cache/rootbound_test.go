@@ -508,3 +508,42 @@ func TestCheckoutFile(t *testing.T) {
 		t.Errorf("Status counts %d bytes, want the checkouts' files among them", s.Bytes)
 	}
 }
+
+// TestRootBoundThroughLink: a checkout reached through a symbolic link
+// whose task writes the resolved path (as node's __dirname and
+// process.cwd() do) is root-bound too.
+func TestRootBoundThroughLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: symbolic links need a privilege on Windows")
+	}
+	base := testdir.New(t)
+	real, link, other := filepath.Join(base, "real"), filepath.Join(base, "link"), filepath.Join(base, "other")
+	for _, r := range []string{real, other} {
+		os.MkdirAll(filepath.Join(r, "p/dist"), 0o755)
+		os.WriteFile(filepath.Join(r, "p/package.json"), []byte(`{"name":"p"}`), 0o644)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	resolved, _ := filepath.EvalSymlinks(real)
+	store := testdir.New(t)
+	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"dist/**"}}
+	c, err := New(Options{Dir: store, Root: link, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := c.Key(spec)
+	cp, _ := c.NewCapture(k)
+	os.WriteFile(filepath.Join(link, "p/dist/a.txt"), []byte("dirname: "+resolved+"/p"), 0o644)
+	c.Save(k, cp, filepath.Join(link, "p"))
+	c.Close()
+	c, err = New(Options{Dir: store, Root: other, Read: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, _ = c.Key(spec)
+	if _, hit := c.Lookup(k); hit {
+		t.Error("an entry that holds the resolved path of the checkout behind a link was restored in another")
+	}
+}
