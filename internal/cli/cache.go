@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,6 +69,43 @@ func defaultStore(p *Process, root string) (string, error) {
 		return dir, nil
 	}
 	return local, nil
+}
+
+// sharing says whether the default store of the workspace at root is
+// shared by git worktrees, for vx cache status: with the main worktree's,
+// the linked worktrees it has, or why a linked one keeps its own; "" for
+// a checkout without worktrees.
+func sharing(p *Process, root string) string {
+	if v, _ := exec.LookupEnv(p.Environ, CacheWorktreesEnv, p.GOOS); v == "separate" {
+		return "no: " + CacheWorktreesEnv + "=separate"
+	}
+	co := cache.FindCheckout(root)
+	if co.Main != "" {
+		if dir, why := co.SharedStoreDir(); dir == "" {
+			return "no: " + why
+		}
+		return "with the git worktrees of " + co.Main
+	}
+	if co.Why != "" {
+		return "no: " + co.Why
+	}
+	if co.Top == "" {
+		return ""
+	}
+	ents, _ := os.ReadDir(filepath.Join(co.Top, ".git", "worktrees"))
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "with the repository's linked git worktree"
+	}
+	return fmt.Sprintf("with the repository's %d linked git worktrees", n)
 }
 
 // openCache returns the task cache of a run, or nil when the run has no
@@ -222,6 +260,7 @@ func runCache(p *Process, a *parsed) (int, error) {
 		return ExitUsage, usagef("cache prune prunes the local store only; a remote cache prunes itself")
 	}
 	dir := a.str("cache-dir")
+	shared := "" // what status says of the worktrees sharing the default store
 	// vx.json may name a remote cache; status reports it. Outside a
 	// workspace there is no vx.json, and that is fine.
 	var cfg *config.Config
@@ -239,6 +278,7 @@ func runCache(p *Process, a *parsed) (int, error) {
 			if dir, err = cacheDir(p, a, ws.Root); err != nil {
 				return ExitUsage, err
 			}
+			shared = sharing(p, ws.Root)
 		}
 	}
 	if dir == "" {
@@ -263,10 +303,15 @@ func runCache(p *Process, a *parsed) (int, error) {
 		if a.set["json"] {
 			return ExitOK, writeJSON(p.Stdout, struct {
 				cache.Status
+				Shared string        `json:"shared,omitempty"`
 				Remote *remoteStatus `json:"remote,omitempty"`
-			}{s, rs})
+			}{s, shared, rs})
 		}
-		fmt.Fprintf(p.Stdout, "store:   %s\nsize:    %s\nentries: %d (%d blobs)\n", s.Dir, humanBytes(s.Bytes), s.Entries, s.Blobs)
+		fmt.Fprintf(p.Stdout, "store:   %s\n", s.Dir)
+		if shared != "" {
+			fmt.Fprintf(p.Stdout, "shared:  %s\n", shared)
+		}
+		fmt.Fprintf(p.Stdout, "size:    %s\nentries: %d (%d blobs)\n", humanBytes(s.Bytes), s.Entries, s.Blobs)
 		if lr := s.LastRun; lr != nil {
 			remoteHits := ""
 			if lr.RemoteHits > 0 {
