@@ -252,19 +252,18 @@ func TestFindCheckout(t *testing.T) {
 	mkdir("plain/ws")
 
 	tests := []struct {
-		root      string
-		want      Checkout
-		store     string
-		storeWhy  string
-		whyHolder string
+		root     string
+		want     Checkout
+		store    string
+		storeWhy string
 	}{
-		{"main/ws", Checkout{Top: abs("main"), Rel: "ws"}, "", "", ""},
-		{"w1/ws", Checkout{Top: abs("w1"), Rel: "ws", Main: abs("main")}, abs("main/ws/node_modules/.cache/vx"), "", ""},
-		{"w1", Checkout{Top: abs("w1"), Rel: ".", Main: abs("main")}, abs("main/node_modules/.cache/vx"), "", ""},
-		{"w1/ws/sub", Checkout{Top: abs("w1"), Rel: filepath.FromSlash("ws/sub"), Main: abs("main")}, "", "has no directory ws/sub", ""},
-		{"w2/other", Checkout{Top: abs("w2"), Rel: "other", Main: abs("main")}, "", "has no directory other", ""},
-		{"w3", Checkout{Top: abs("w3"), Rel: ".", Why: "its repository " + abs("bare.git") + " is bare (it has no main worktree)"}, "", "is bare", ""},
-		{"main/s", Checkout{Top: abs("main/s"), Rel: "."}, "", "", ""},
+		{"main/ws", Checkout{Top: abs("main"), Rel: "ws"}, "", ""},
+		{"w1/ws", Checkout{Top: abs("w1"), Rel: "ws", Main: abs("main")}, abs("main/ws/node_modules/.cache/vx"), ""},
+		{"w1", Checkout{Top: abs("w1"), Rel: ".", Main: abs("main")}, abs("main/node_modules/.cache/vx"), ""},
+		{"w1/ws/sub", Checkout{Top: abs("w1"), Rel: filepath.FromSlash("ws/sub"), Main: abs("main")}, "", "has no directory ws/sub"},
+		{"w2/other", Checkout{Top: abs("w2"), Rel: "other", Main: abs("main")}, "", "has no directory other"},
+		{"w3", Checkout{Top: abs("w3"), Rel: ".", Why: "its repository " + abs("bare.git") + " is not the .git directory of a main worktree (a bare repository, or one made with --separate-git-dir)"}, "", "a bare repository"},
+		{"main/s", Checkout{Top: abs("main/s"), Rel: "."}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.root, func(t *testing.T) {

@@ -75,15 +75,16 @@ func mainOf(top, dotgit string) (string, string) {
 	}
 	common = filepath.Clean(common)
 	main := filepath.Dir(common)
+	noMain := "its repository " + common + " is not the .git directory of a main worktree (a bare repository, or one made with --separate-git-dir)"
 	if filepath.Base(common) != ".git" {
-		return "", "its repository " + common + " is bare (it has no main worktree)"
+		return "", noMain
 	}
 	fi, err := os.Lstat(common)
 	if err != nil || !fi.IsDir() {
 		return "", "its repository " + common + " is not a directory"
 	}
 	if fi2, err := os.Lstat(filepath.Join(main, ".git")); err != nil || !os.SameFile(fi, fi2) {
-		return "", "its repository " + common + " is bare (it has no main worktree)"
+		return "", noMain
 	}
 	return main, ""
 }
