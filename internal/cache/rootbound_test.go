@@ -241,10 +241,18 @@ func TestFindCheckout(t *testing.T) {
 	write("main/.git/worktrees/w2/commondir", "../..\n")
 	write("w2/.git", "gitdir: ../main/.git/worktrees/w2\n")
 	mkdir("w2/other")
-	// A bare repository with a worktree.
+	// A bare repository with worktrees.
 	mkdir("bare.git/objects")
+	write("bare.git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n")
 	write("bare.git/worktrees/w3/commondir", "../..\n")
 	write("w3/.git", "gitdir: "+abs("bare.git/worktrees/w3")+"\n")
+	write("bare.git/worktrees/w5/commondir", "../..\n")
+	write("w5/.git", "gitdir: "+abs("bare.git/worktrees/w5")+"\n")
+	mkdir("w5/apps")
+	// A repository made with --separate-git-dir, with a worktree.
+	write("sep.git/config", "[core]\n\tbare = false\n")
+	write("sep.git/worktrees/w4/commondir", "../..\n")
+	write("w4/.git", "gitdir: "+abs("sep.git/worktrees/w4")+"\n")
 	// A submodule: a .git file, a git directory without commondir.
 	write("main/.git/modules/s/HEAD", "ref: refs/heads/main\n")
 	write("main/s/.git", "gitdir: ../.git/modules/s\n")
@@ -262,7 +270,9 @@ func TestFindCheckout(t *testing.T) {
 		{"w1", Checkout{Top: abs("w1"), Rel: ".", Main: abs("main")}, abs("main/node_modules/.cache/vx"), ""},
 		{"w1/ws/sub", Checkout{Top: abs("w1"), Rel: filepath.FromSlash("ws/sub"), Main: abs("main")}, "", "has no directory ws/sub"},
 		{"w2/other", Checkout{Top: abs("w2"), Rel: "other", Main: abs("main")}, "", "has no directory other"},
-		{"w3", Checkout{Top: abs("w3"), Rel: ".", Why: "its repository " + abs("bare.git") + " is not the .git directory of a main worktree (a bare repository, or one made with --separate-git-dir)"}, "", "a bare repository"},
+		{"w3", Checkout{Top: abs("w3"), Rel: ".", Bare: abs("bare.git")}, abs("bare.git/vx-cache/root"), ""},
+		{"w5/apps", Checkout{Top: abs("w5"), Rel: "apps", Bare: abs("bare.git")}, abs("bare.git/vx-cache/ws-d56f6359d240f69e"), ""}, // printf apps | sha256sum
+		{"w4", Checkout{Top: abs("w4"), Rel: ".", Why: "its repository " + abs("sep.git") + " is neither the .git directory of a main worktree nor bare (made with --separate-git-dir?)"}, "", "neither"},
 		{"main/s", Checkout{Top: abs("main/s"), Rel: "."}, "", ""},
 	}
 	for _, tt := range tests {
@@ -311,7 +321,13 @@ func TestFindCheckoutAgreesWithGit(t *testing.T) {
 	co := FindCheckout(filepath.Join(wt, "ws"))
 	took := time.Since(start)
 	common := run(filepath.Join(wt, "ws"), "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if want := filepath.Dir(common); co.Main != want || co.Top != wt {
+	// git prints resolved paths (/private/var/... on macOS).
+	same := func(a, b string) bool {
+		ra, _ := filepath.EvalSymlinks(a)
+		rb, _ := filepath.EvalSymlinks(b)
+		return ra == rb
+	}
+	if want := filepath.Dir(common); !same(co.Main, want) || co.Top != wt {
 		t.Errorf("FindCheckout = %+v; git says the common directory is %s (want Main %s, Top %s)", co, common, want, wt)
 	}
 	dir, why := co.SharedStoreDir()
@@ -322,6 +338,19 @@ func TestFindCheckoutAgreesWithGit(t *testing.T) {
 		t.Errorf("FindCheckout in the main worktree = %+v", co)
 	}
 	t.Logf("FindCheckout took %v (%s/%s)", took, runtime.GOOS, runtime.GOARCH)
+
+	// A bare clone's worktree: the store is in the bare repository.
+	bare, bwt := filepath.Join(base, "acme.git"), filepath.Join(base, "bwt")
+	run(base, "clone", "-q", "--bare", main, bare)
+	run(bare, "worktree", "add", "-q", "--detach", bwt)
+	co = FindCheckout(filepath.Join(bwt, "ws"))
+	common = run(filepath.Join(bwt, "ws"), "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if !same(co.Bare, common) || co.Main != "" {
+		t.Errorf("FindCheckout in a bare repository's worktree = %+v; git says the common directory is %s", co, common)
+	}
+	if dir, _ := co.SharedStoreDir(); !strings.HasPrefix(dir, filepath.Join(bare, "vx-cache")+string(filepath.Separator)) {
+		t.Errorf("SharedStoreDir in a bare repository's worktree = %q, want one under %s", dir, filepath.Join(bare, "vx-cache"))
+	}
 }
 
 // TestPruneKeepsBlobsBeingRestored: a prune (another worktree's, sharing

@@ -22,7 +22,11 @@ type Checkout struct {
 	// worktree (git worktree add) of a repository that has one (not
 	// bare); "" otherwise.
 	Main string
-	// Why says, for a linked worktree whose Main is "", why it has none.
+	// Bare is the git directory of a bare repository (core.bare) that the
+	// checkout is a linked worktree of; "" otherwise.
+	Bare string
+	// Why says, for a linked worktree whose Main and Bare are "", why it
+	// has neither.
 	Why string
 }
 
@@ -43,7 +47,7 @@ func FindCheckout(root string) Checkout {
 				co.Rel = rel
 			}
 			if fi.Mode().IsRegular() {
-				co.Main, co.Why = mainOf(dir, p)
+				co.Main, co.Bare, co.Why = mainOf(dir, p)
 			}
 			return co
 		}
@@ -56,37 +60,61 @@ func FindCheckout(root string) Checkout {
 }
 
 // mainOf returns the main worktree of the linked worktree whose top is
-// top and whose .git file is dotgit, or "" and why there is none ("" when
-// the checkout is no linked worktree at all).
-func mainOf(top, dotgit string) (string, string) {
+// top and whose .git file is dotgit; or the git directory of its bare
+// repository; or neither and why ("" when the checkout is no linked
+// worktree at all).
+func mainOf(top, dotgit string) (main, bare, why string) {
 	gitdir, ok := readGitFile(dotgit, "gitdir: ")
 	if !ok {
-		return "", ""
+		return "", "", ""
 	}
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(top, gitdir)
 	}
 	common, ok := readGitFile(filepath.Join(gitdir, "commondir"), "")
 	if !ok {
-		return "", "" // a submodule, or a clone with --separate-git-dir: no linked worktree
+		return "", "", "" // a submodule, or a clone with --separate-git-dir: no linked worktree
 	}
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(gitdir, common)
 	}
 	common = filepath.Clean(common)
-	main := filepath.Dir(common)
-	noMain := "its repository " + common + " is not the .git directory of a main worktree (a bare repository, or one made with --separate-git-dir)"
-	if filepath.Base(common) != ".git" {
-		return "", noMain
-	}
 	fi, err := os.Lstat(common)
 	if err != nil || !fi.IsDir() {
-		return "", "its repository " + common + " is not a directory"
+		return "", "", "its repository " + common + " is not a directory"
 	}
-	if fi2, err := os.Lstat(filepath.Join(main, ".git")); err != nil || !os.SameFile(fi, fi2) {
-		return "", noMain
+	main = filepath.Dir(common)
+	if filepath.Base(common) == ".git" {
+		if fi2, err := os.Lstat(filepath.Join(main, ".git")); err == nil && os.SameFile(fi, fi2) {
+			return main, "", ""
+		}
 	}
-	return main, ""
+	if isBare(filepath.Join(common, "config")) {
+		return "", common, ""
+	}
+	return "", "", "its repository " + common + " is neither the .git directory of a main worktree nor bare (made with --separate-git-dir?)"
+}
+
+// isBare reports whether the git config file p says core.bare = true (as
+// git init --bare and git clone --bare write it: in the [core] section).
+func isBare(p string) bool {
+	b, err := inputfile.ReadLimit(p, 1<<20)
+	if err != nil {
+		return false
+	}
+	core := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			core = strings.EqualFold(strings.TrimSpace(strings.Trim(line, "[]")), "core")
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if core && ok && strings.EqualFold(strings.TrimSpace(k), "bare") {
+			return strings.EqualFold(strings.TrimSpace(v), "true")
+		}
+	}
+	return false
 }
 
 // readGitFile returns the first line of a small file git wrote (.git,
@@ -104,12 +132,22 @@ func readGitFile(p, prefix string) (string, bool) {
 // SharedStoreDir returns the store that the workspace shares with the
 // other worktrees of its repository: the default store of the same
 // workspace (the same directory from the top) in the main worktree,
-// node_modules/.cache/vx there. It returns "" and why not when the
-// checkout is not a linked worktree, has no main worktree, or the main
-// worktree has no such workspace directory (vx does not create one in
-// another checkout). The main worktree's own default store is that
+// node_modules/.cache/vx there; in a bare repository, which has no main
+// worktree, vx-cache/root (the workspace at the top) or vx-cache/ws-<16
+// hex digits of the SHA-256 of its directory from the top> in the
+// repository's git directory. It returns "" and why not when the checkout
+// is not a linked worktree, has neither, or the main worktree has no such
+// workspace directory (vx does not create one in another checkout). The main worktree's own default store is that
 // directory already: it needs nothing.
 func (co Checkout) SharedStoreDir() (string, string) {
+	if co.Bare != "" {
+		name := "root"
+		if co.Rel != "." {
+			sum := sha256.Sum256([]byte(filepath.ToSlash(co.Rel)))
+			name = "ws-" + hex.EncodeToString(sum[:8])
+		}
+		return filepath.Join(co.Bare, "vx-cache", name), ""
+	}
 	if co.Main == "" {
 		return "", co.Why
 	}

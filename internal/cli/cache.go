@@ -80,6 +80,9 @@ func sharing(p *Process, root string) string {
 		return "no: " + CacheWorktreesEnv + "=separate"
 	}
 	co := cache.FindCheckout(root)
+	if co.Bare != "" {
+		return "with the git worktrees of the bare repository " + co.Bare
+	}
 	if co.Main != "" {
 		if dir, why := co.SharedStoreDir(); dir == "" {
 			return "no: " + why
