@@ -579,9 +579,10 @@ func TestNodeVersionRemembered(t *testing.T) {
 	}
 	write("v20.1.0")
 	store := testdir.New(t)
+	root := testdir.New(t) // one checkout: in a store outside it, the memo is the checkout's (CheckoutFile)
 	env := []string{"PATH=" + bin}
 	ask := func() string {
-		c, err := New(Options{Dir: store, Root: testdir.New(t), Environ: env, Read: true, Write: true})
+		c, err := New(Options{Dir: store, Root: root, Environ: env, Read: true, Write: true})
 		if err != nil {
 			t.Fatal(err)
 		}
