@@ -553,7 +553,7 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		}
 		var be *BoundElsewhereError
 		if errors.As(err, &be) {
-			c.warn("%s: cache miss: %v; running the task", k.spec.ID, be)
+			c.warn("%s: cache miss: %v", k.spec.ID, be) // as --explain-misses says it: one line
 		}
 	}
 	return nil, false

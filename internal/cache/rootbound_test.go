@@ -145,7 +145,7 @@ func TestRootBoundEntries(t *testing.T) {
 				t.Fatalf("lookup from the other checkout: hit = %v, want %v", hit, tt.sharedBetween)
 			}
 			if !tt.sharedBetween {
-				want := "vx: p#build: cache miss: its entry was stored from \"" + rootA + "\" and its outputs or logs hold that path, so it serves only that checkout; running the task\n"
+				want := "vx: p#build: cache miss: its entry was stored from \"" + rootA + "\" and its outputs or logs hold that path, so it serves only that checkout\n"
 				if diff := cmp.Diff(want, msg); diff != "" {
 					t.Errorf("the note of the miss (-want +got):\n%s", diff)
 				}
