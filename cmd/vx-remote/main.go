@@ -8,6 +8,10 @@
 //	go install github.com/vxrun/vx/cmd/...
 //
 // It is not meant to be run by hand; see docs/cache.md, "Sharing the cache".
+//
+// "vx-remote otel" is the exporter of a run's OpenTelemetry trace (vx run --otel, docs/otel.md): vx starts it
+// only when a trace is exported and writes the encoded OTLP requests to its stdin; it POSTs them over
+// OTLP/HTTP.
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/vxrun/vx/internal/otel/send"
 	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/remote/helper"
 	"github.com/vxrun/vx/internal/remote/reapi"
@@ -31,6 +36,16 @@ func main() {
 			return
 		case "-v", "--version", "version":
 			fmt.Printf("vx-remote (protocol %d)\n", wire.Version)
+			return
+		case "otel":
+			// vx exports a run's trace (vx run --otel): frames of OTLP requests on stdin, POSTed to the
+			// collector; see internal/otel/send.
+			signal.Ignore(os.Interrupt)
+			_, _, err := send.Serve(os.Stdin, nil, func(msg string) { fmt.Fprintf(os.Stderr, "vx: warning: %s\n", msg) })
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "vx-remote: %v\n", err)
+				os.Exit(1)
+			}
 			return
 		}
 		fmt.Fprintf(os.Stderr, "vx-remote: takes no arguments (vx starts it); got %q\n", os.Args[1])

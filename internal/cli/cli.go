@@ -332,6 +332,7 @@ var runCmd = &command{
 		onlyFlag,
 		frameworkFlag,
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
+		{name: "otel", kind: optionalFlag, arg: "URL", usage: "export the run as an OpenTelemetry trace over OTLP/HTTP to the collector at URL (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)"},
 	},
 	run: runRun,
 }
@@ -489,6 +490,9 @@ func planRun(p *Process, a *parsed, f runFlags) (*workspace.Workspace, *config.C
 	if f.dry && a.set["profile"] {
 		return nil, nil, nil, usagef("--profile records a run; --dry-run runs nothing (vx graph shows the plan)")
 	}
+	if f.dry && a.set["otel"] {
+		return nil, nil, nil, usagef("--otel exports a run; --dry-run runs nothing (vx graph shows the plan)")
+	}
 	return ws, cfg, g, nil
 }
 
@@ -542,6 +546,7 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 	if p.StartTasks != nil {
 		p.StartTasks()
 	}
+	ot := startOtel(p, a, tc)
 	out := run.Execute(p.Context, g, run.Options{
 		Cache:          tc,
 		Concurrency:    f.concurrency,
@@ -562,9 +567,10 @@ func executeRun(p *Process, a *parsed, f runFlags, ws *workspace.Workspace, g *r
 		LogOrder:      f.logOrder,
 		OutputLogs:    f.outputLogs,
 		GitHubActions: f.github,
-		Observer:      prof.observer(),
+		Observer:      joinObservers(prof.observer(), ot.observer()),
 		Trace:         tracing(p, f.trace, ws, g, tcStore(tc)),
 	})
+	ot.finish(p, out)
 	if tc != nil {
 		tc.Close()
 	}

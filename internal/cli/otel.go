@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"strings"
+	"time"
+
+	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/otel"
+	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/remote"
+	"github.com/vxrun/vx/internal/run"
+)
+
+// otelRun is a run's OpenTelemetry export (vx run --otel, or OTEL_EXPORTER_OTLP_* variables): the recorder the
+// run reports its tasks to, and the helper ("vx-remote otel") that sends them. It never changes what the run
+// does or its exit code: a configuration it cannot use or a helper it cannot start is one warning, and the run
+// goes on without a trace.
+type otelRun struct {
+	rec   *otel.Recorder
+	exp   *otel.Exporter
+	stdin io.WriteCloser
+	cmd   *osexec.Cmd
+	done  chan struct{} // closed once the helper has exited
+}
+
+// startOtel starts the export when --otel or the variables ask for one; nil otherwise.
+func startOtel(p *Process, a *parsed, tc *run.TaskCache) *otelRun {
+	getenv := func(name string) string {
+		v, _ := exec.LookupEnv(p.Environ, name, p.GOOS)
+		return v
+	}
+	cfg, err := otel.FromEnv(a.set["otel"], a.str("otel"), getenv)
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "vx: warning: %v; the run goes on without a trace\n", err)
+		return nil
+	}
+	if cfg == nil {
+		return nil
+	}
+	exe := p.Executable
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	path, _ := exec.LookupEnv(p.Environ, "PATH", p.GOOS)
+	override, _ := exec.LookupEnv(p.Environ, RemoteHelperEnv, p.GOOS)
+	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
+	if err != nil {
+		msg := strings.Replace(strings.TrimPrefix(err.Error(), "remote: "), "a remote cache is configured", "the trace is exported (--otel or OTEL_EXPORTER_OTLP_*)", 1)
+		fmt.Fprintf(p.Stderr, "vx: warning: otel: %s; the run goes on without a trace\n", msg)
+		return nil
+	}
+	cmd := osexec.Command(helper, "otel")
+	cmd.Env = helperEnv(p.Environ, p.GOOS)
+	cmd.Stderr = p.Stderr // its one warning
+	cmd.WaitDelay = 100 * time.Millisecond
+	stdin, err := cmd.StdinPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "vx: warning: otel: cannot start %s: %v; the run goes on without a trace\n", quote.Q(helper), err)
+		return nil
+	}
+	o := &otelRun{stdin: stdin, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(o.done)
+	}()
+	o.exp = otel.NewExporter(cfg, stdin)
+	o.rec = otel.NewRecorder(o.exp)
+	if tc != nil {
+		o.rec.Key = func(n *run.Node) string {
+			if k, err := tc.Key(n); err == nil {
+				return k.Action.Hash
+			}
+			return ""
+		}
+	}
+	return o
+}
+
+// observer is what the run reports its tasks to; nil without an export.
+func (o *otelRun) observer() run.Observer {
+	if o == nil {
+		return nil
+	}
+	return o.rec
+}
+
+// finish sends the root span and what is left, and ends the helper: it waits at most [otel.FlushBound] in all.
+func (o *otelRun) finish(p *Process, out run.Outcome) {
+	if o == nil {
+		return
+	}
+	command := "vx"
+	for _, arg := range hideAfterDashes(p.Args, nil) {
+		command += " " + quote.Name(arg)
+	}
+	deadline := time.Now().Add(otel.FlushBound)
+	o.rec.Finish(out, command)
+	o.exp.Close(deadline)
+	o.stdin.Close()
+	t := time.NewTimer(time.Until(deadline) + 100*time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-o.done:
+	case <-t.C:
+		o.cmd.Process.Kill()
+		<-o.done
+	}
+}
+
+// observers reports to each of obs that is not nil.
+type observers []run.Observer
+
+func (os observers) TaskStarted(n *run.Node, at time.Time) {
+	for _, o := range os {
+		o.TaskStarted(n, at)
+	}
+}
+
+func (os observers) TaskEnded(tr run.TaskRun) {
+	for _, o := range os {
+		o.TaskEnded(tr)
+	}
+}
+
+// joinObservers returns the one observer of obs that is not nil, one that reports to all of them, or nil.
+func joinObservers(obs ...run.Observer) run.Observer {
+	var out observers
+	for _, o := range obs {
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return out
+}
