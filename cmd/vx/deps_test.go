@@ -16,7 +16,7 @@ func TestStartupDeps(t *testing.T) {
 		t.Skipf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, heavy := range []string{"github.com/evanw/esbuild", "google.golang.org/grpc", "google.golang.org/protobuf", "net/http", "github.com/vxrun/vx/internal/remote/turbo"} {
+		for _, heavy := range []string{"github.com/evanw/esbuild", "google.golang.org/grpc", "google.golang.org/protobuf", "net/http", "github.com/vxrun/vx/internal/remote/turbo", "github.com/vxrun/vx/internal/otel/send"} {
 			if dep == heavy || strings.HasPrefix(dep, heavy+"/") {
 				t.Errorf("vx links %s: it belongs in a helper", dep)
 			}

@@ -65,6 +65,9 @@ func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int
 				continue
 			}
 			err := post(ctx, client, h, body, timeout)
+			if err != nil && ctx.Err() != nil {
+				err = fmt.Errorf("no answer within the %s vx waits for the collector at the end of a run", flush)
+			}
 			mu.Lock()
 			if err != nil {
 				lost++
