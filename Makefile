@@ -4,7 +4,7 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null | sed 's/^v//' | grep . || echo 0.1.0-dev)
 PKGS := ./...
 
-.PHONY: all test race vet fmt-check cross bench wine-test build npm dist bazel-remote turbo-remote-cache
+.PHONY: all test race vet fmt-check cross bench wine-test build npm dist bazel-remote turbo-remote-cache otelcol
 
 all: fmt-check vet test
 
@@ -19,6 +19,12 @@ build:
 bazel-remote: bin/bazel-remote
 bin/bazel-remote: tools/go.mod tools/go.sum
 	cd tools && CGO_ENABLED=0 $(GO) build -trimpath -o ../bin/bazel-remote github.com/buchgr/bazel-remote/v2
+
+# A real OpenTelemetry collector's OTLP/HTTP receiver for vx run --otel's end-to-end tests (they skip without it;
+# internal/otel/oteltest): tools/otelcol, its own module, so that the collector's dependencies never enter vx's go.mod.
+otelcol: bin/otelcol
+bin/otelcol: tools/otelcol/go.mod tools/otelcol/go.sum tools/otelcol/main.go tools/otelcol/config.go
+	cd tools/otelcol && CGO_ENABLED=0 $(GO) build -trimpath -o ../../bin/otelcol .
 
 # ducktors/turborepo-remote-cache, the turbo remote cache server the turbo end-to-end tests start (internal/remote/
 # remotetest.StartTurbo), from the npm registry, pinned by tools/turborepo-remote-cache/package-lock.json.
