@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vxrun/vx/internal/otel/wire"
 )
 
 // Protocols vx exports with.
@@ -18,9 +20,8 @@ const (
 // OTLP/HTTP port on this machine.
 const DefaultEndpoint = "http://localhost:4318"
 
-// DefaultTimeout is a request's timeout when OTEL_EXPORTER_OTLP_TIMEOUT does not set one (the specification's
-// 10 s).
-const DefaultTimeout = 10 * time.Second
+// DefaultTimeout is a request's timeout when OTEL_EXPORTER_OTLP_TIMEOUT does not set one.
+const DefaultTimeout = wire.DefaultTimeout
 
 // Config is where and how a run's trace is exported.
 type Config struct {
@@ -176,11 +177,4 @@ func parseList(s string) ([][2]string, error) {
 }
 
 // Redact returns the URL u without its user information and query, for messages.
-func Redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "the collector"
-	}
-	p.User, p.RawQuery, p.Fragment = nil, "", ""
-	return p.String()
-}
+func Redact(u string) string { return wire.Redact(u) }

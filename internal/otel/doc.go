@@ -4,7 +4,7 @@
 //
 // The package links no network code: it reads the configuration from the variables it is given ([FromEnv]; only
 // cmd/vx reads the process's environment), records the spans ([Recorder], a [run.Observer]) and encodes them
-// ([EncodeProto], [EncodeJSON]), and writes each encoded request as a frame to a pipe ([WriteFrame]). The helper
+// ([EncodeProto], [EncodeJSON]), and writes each encoded request as a frame to a pipe (package otel/wire). The helper
 // program vx-remote, started only when a trace is exported ("vx-remote otel"), reads the frames and POSTs them
 // (package otel/send), so that vx's own start-up links no net/http.
 //

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vxrun/vx/internal/otel/wire"
 )
 
 // Limits of the exporter.
@@ -14,7 +16,7 @@ const (
 	BatchSize  = 256                    // spans in one request at most
 	BatchDelay = 200 * time.Millisecond // how long an ended task's span waits for others before it is sent
 	// FlushBound is how long the end of a run waits, at most, for the last spans to be sent.
-	FlushBound = 2 * time.Second
+	FlushBound = wire.FlushBound
 )
 
 // Exporter batches spans and writes each batch, encoded, as a frame to the helper's pipe. [Exporter.Add] never
@@ -77,9 +79,9 @@ func (e *Exporter) Close(deadline time.Time) bool {
 
 func (e *Exporter) loop() {
 	defer close(e.done)
-	hello, _ := json.Marshal(Hello{URL: e.cfg.URL, Headers: e.cfg.Headers, ContentType: e.cfg.ContentType(),
+	hello, _ := json.Marshal(wire.Hello{URL: e.cfg.URL, Headers: e.cfg.Headers, ContentType: e.cfg.ContentType(),
 		TimeoutMS: e.cfg.Timeout.Milliseconds(), FlushMS: FlushBound.Milliseconds()})
-	broken := WriteFrame(e.w, hello) != nil
+	broken := wire.WriteFrame(e.w, hello) != nil
 	var batch []Span
 	send := func() {
 		if len(batch) == 0 {
@@ -87,7 +89,7 @@ func (e *Exporter) loop() {
 		}
 		if broken {
 			e.dropped.Add(int64(len(batch)))
-		} else if WriteFrame(e.w, e.cfg.Encode(batch)) != nil {
+		} else if wire.WriteFrame(e.w, e.cfg.Encode(batch)) != nil {
 			broken = true
 			e.dropped.Add(int64(len(batch)))
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vxrun/vx/internal/otel/wire"
 )
 
 // TestExporterFrames: the hello first, then the spans added before Close in one batch, in the config's
@@ -19,7 +21,7 @@ func TestExporterFrames(t *testing.T) {
 	go func() {
 		var out [][]byte
 		for {
-			b, err := ReadFrame(pr)
+			b, err := wire.ReadFrame(pr)
 			if err != nil {
 				frames <- out
 				return
@@ -40,9 +42,9 @@ func TestExporterFrames(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d frames, want the hello and one batch", len(got))
 	}
-	var h Hello
+	var h wire.Hello
 	strictJSON(t, got[0], &h)
-	want := Hello{URL: cfg.URL, Headers: cfg.Headers, ContentType: "application/json", TimeoutMS: 3000, FlushMS: FlushBound.Milliseconds()}
+	want := wire.Hello{URL: cfg.URL, Headers: cfg.Headers, ContentType: "application/json", TimeoutMS: 3000, FlushMS: FlushBound.Milliseconds()}
 	if diff := cmp.Diff(want, h); diff != "" {
 		t.Errorf("hello (-want +got):\n%s", diff)
 	}
@@ -93,13 +95,13 @@ func TestExporterBatchDelay(t *testing.T) {
 	e := NewExporter(&Config{URL: "http://c/v1/traces", Protocol: ProtoHTTPJSON, Timeout: time.Second}, pw)
 	defer pr.Close()
 	defer e.Close(time.Now())
-	if _, err := ReadHello(pr); err != nil {
+	if _, err := wire.ReadHello(pr); err != nil {
 		t.Fatal(err)
 	}
 	_, spans := testSpans()
 	start := time.Now()
 	e.Add(spans[0])
-	b, err := ReadFrame(pr)
+	b, err := wire.ReadFrame(pr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vxrun/vx/internal/config"
+	"github.com/vxrun/vx/internal/otel/wire"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/workspace"
 )
@@ -34,9 +35,9 @@ func TestRecorder(t *testing.T) {
 	defer pr.Close()
 	bodies := make(chan []byte, 100)
 	go func() {
-		ReadHello(pr)
+		wire.ReadHello(pr)
 		for {
-			b, err := ReadFrame(pr)
+			b, err := wire.ReadFrame(pr)
 			if err != nil {
 				close(bodies)
 				return

@@ -1,10 +1,3 @@
-// Package send is the sending side of vx's OpenTelemetry export, run by the helper "vx-remote otel": it reads
-// the frames vx writes ([otel.WriteFrame]: a hello, then request bodies) and POSTs each body to the collector
-// over OTLP/HTTP with net/http, so that vx itself links no HTTP client.
-//
-// It never holds vx up: bodies wait in a bounded queue (when it is full, a body is dropped), each request has
-// the hello's timeout, the first failure (the collector is down, refuses, answers an error) is said once on
-// stderr, and once the pipe closes what is left is sent within the hello's flush bound and the rest dropped.
 package send
 
 import (
@@ -19,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vxrun/vx/internal/otel"
+	"github.com/vxrun/vx/internal/otel/wire"
 )
 
 // QueueSize is how many request bodies wait at most while one is sent.
@@ -28,7 +21,7 @@ const QueueSize = 64
 // Serve reads frames from in and sends them until in ends and the queue is sent or the flush bound passes. warn
 // is told once, the first failure. It returns how many requests were sent and how many were dropped or failed.
 func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int, err error) {
-	h, err := otel.ReadHello(in)
+	h, err := wire.ReadHello(in)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -37,16 +30,16 @@ func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int
 	}
 	timeout := time.Duration(h.TimeoutMS) * time.Millisecond
 	if timeout <= 0 {
-		timeout = otel.DefaultTimeout
+		timeout = wire.DefaultTimeout
 	}
 	flush := time.Duration(h.FlushMS) * time.Millisecond
 	if flush <= 0 {
-		flush = otel.FlushBound
+		flush = wire.FlushBound
 	}
 	var once sync.Once
 	fail := func(err error) {
 		once.Do(func() {
-			warn(fmt.Sprintf("otel: cannot export the trace to %s: %v; the run goes on, and spans that cannot be sent are dropped", otel.Redact(h.URL), err))
+			warn(fmt.Sprintf("otel: cannot export the trace to %s: %v; the run goes on, and spans that cannot be sent are dropped", wire.Redact(h.URL), err))
 		})
 	}
 	queue := make(chan []byte, QueueSize)
@@ -82,7 +75,7 @@ func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int
 	}()
 	var readErr error
 	for {
-		b, err := otel.ReadFrame(in)
+		b, err := wire.ReadFrame(in)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				readErr = err
@@ -109,7 +102,7 @@ func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int
 
 // post sends one body. A status other than 2xx is a failure (OTLP/HTTP answers 200 to a success, including a
 // partial one; 4xx and 5xx to a refusal or an overload).
-func post(ctx context.Context, client *http.Client, h *otel.Hello, body []byte, timeout time.Duration) error {
+func post(ctx context.Context, client *http.Client, h *wire.Hello, body []byte, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))

@@ -14,17 +14,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vxrun/vx/internal/otel"
+	"github.com/vxrun/vx/internal/otel/wire"
 )
 
 // stream is what vx writes to the helper: the hello, then bodies.
-func stream(t *testing.T, h otel.Hello, bodies ...string) io.Reader {
+func stream(t *testing.T, h wire.Hello, bodies ...string) io.Reader {
 	t.Helper()
 	var b bytes.Buffer
 	hb, _ := json.Marshal(h)
-	otel.WriteFrame(&b, hb)
+	wire.WriteFrame(&b, hb)
 	for _, body := range bodies {
-		otel.WriteFrame(&b, []byte(body))
+		wire.WriteFrame(&b, []byte(body))
 	}
 	return &b
 }
@@ -54,7 +54,7 @@ func TestServe(t *testing.T) {
 	}))
 	defer srv.Close()
 	var warn warnings
-	sent, lost, err := Serve(stream(t, otel.Hello{URL: srv.URL + "/v1/traces", Headers: [][2]string{{"Authorization", "Bearer t"}, {"x-team", "web"}},
+	sent, lost, err := Serve(stream(t, wire.Hello{URL: srv.URL + "/v1/traces", Headers: [][2]string{{"Authorization", "Bearer t"}, {"x-team", "web"}},
 		ContentType: "application/x-protobuf", TimeoutMS: 5000, FlushMS: 2000}, "first", "second"), srv.Client(), warn.add)
 	if err != nil || sent != 2 || lost != 0 {
 		t.Fatalf("Serve = %d sent, %d lost, %v; want 2, 0, nil", sent, lost, err)
@@ -100,7 +100,7 @@ func TestServeFailures(t *testing.T) {
 	defer refusing.Close()
 	tests := []struct {
 		name      string
-		hello     otel.Hello
+		hello     wire.Hello
 		warning   string
 		maxTook   time.Duration
 		wantSent  int
@@ -108,16 +108,16 @@ func TestServeFailures(t *testing.T) {
 		forbidden string
 	}{
 		{name: "collector down: one warning, without the URL's password",
-			hello:   otel.Hello{URL: closedURL(t), ContentType: "application/x-protobuf", TimeoutMS: 5000, FlushMS: 2000},
+			hello:   wire.Hello{URL: closedURL(t), ContentType: "application/x-protobuf", TimeoutMS: 5000, FlushMS: 2000},
 			warning: "otel: cannot export the trace to http://127.0.0.1:", maxTook: 2 * time.Second, wantLost: 3, forbidden: "secret"},
 		{name: "refused: the collector's status and message",
-			hello:   otel.Hello{URL: refusing.URL + "/v1/traces", ContentType: "application/json", TimeoutMS: 5000, FlushMS: 2000},
+			hello:   wire.Hello{URL: refusing.URL + "/v1/traces", ContentType: "application/json", TimeoutMS: 5000, FlushMS: 2000},
 			warning: `the collector answered 400 Bad Request: "{\"code\":3,\"message\":\"bad trace id\"}"`, maxTook: 2 * time.Second, wantLost: 3},
 		{name: "slow collector: each request's timeout",
-			hello:   otel.Hello{URL: slow.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 100, FlushMS: 5000},
+			hello:   wire.Hello{URL: slow.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 100, FlushMS: 5000},
 			warning: "no answer within 100ms", maxTook: 2 * time.Second, wantLost: 3},
 		{name: "slow collector: the flush bound once the pipe is closed",
-			hello:   otel.Hello{URL: slow.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 60000, FlushMS: 300},
+			hello:   wire.Hello{URL: slow.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 60000, FlushMS: 300},
 			warning: "no answer within the 300ms vx waits for the collector at the end of a run", maxTook: 2 * time.Second, wantLost: 3},
 	}
 	for _, tt := range tests {
@@ -147,7 +147,7 @@ func TestServeBrokenStream(t *testing.T) {
 	if _, _, err := Serve(strings.NewReader(""), nil, func(string) {}); err == nil {
 		t.Error("no hello: no error")
 	}
-	r := io.MultiReader(stream(t, otel.Hello{URL: "http://127.0.0.1:1/v1/traces", TimeoutMS: 100, FlushMS: 100}), strings.NewReader("\x00\x00\x00\x09abc"))
+	r := io.MultiReader(stream(t, wire.Hello{URL: "http://127.0.0.1:1/v1/traces", TimeoutMS: 100, FlushMS: 100}), strings.NewReader("\x00\x00\x00\x09abc"))
 	if _, _, err := Serve(r, nil, func(string) {}); err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Errorf("a cut frame: error %v", err)
 	}

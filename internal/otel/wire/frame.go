@@ -1,10 +1,12 @@
-package otel
+package wire
 
 import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
+	"time"
 )
 
 // The pipe from vx to the helper ("vx-remote otel") carries frames: a 4-byte big-endian length, then that many
@@ -66,4 +68,21 @@ func ReadHello(r io.Reader) (*Hello, error) {
 		return nil, fmt.Errorf("otel: decoding the hello: %w", err)
 	}
 	return &h, nil
+}
+
+// DefaultTimeout is a request's timeout when OTEL_EXPORTER_OTLP_TIMEOUT does not set one (the specification's
+// 10 s).
+const DefaultTimeout = 10 * time.Second
+
+// FlushBound is how long the end of a run waits, at most, for the last spans to be sent.
+const FlushBound = 2 * time.Second
+
+// Redact returns the URL u without its user information and query, for messages.
+func Redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "the collector"
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
 }
