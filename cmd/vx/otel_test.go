@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net"
+	"os"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -216,5 +217,47 @@ func TestOtelDryRun(t *testing.T) {
 	r := c.vx(nil, "run", "build", "--dry-run", "--otel")
 	if r.code != 2 || !strings.Contains(r.stderr, "--otel exports a run; --dry-run runs nothing") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestOtelWatch: vx watch --otel exports each round as a trace of its own: the first round's two builds, then,
+// after a source of b changes, b's build alone, each under a root span with vx.watch.round.
+func TestOtelWatch(t *testing.T) {
+	t.Parallel()
+	skipRemoteE2E(t)
+	col := oteltest.Start(t)
+	c := newRemoteClone(t, filepath.Join(testdir.New(t), "runs.log"))
+	w, err := startWatch(c.root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + c.root, "VX_CACHE_DIR=" + c.store,
+		"VX_REMOTE_HELPER=" + remoteHelper(t)}, "watch", "build", "--otel="+col.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.stop(os.Interrupt)
+	if err := w.waitFor(regexp.MustCompile(`2 succeeded.*; watching for changes`)); err != nil {
+		t.Fatal(err)
+	}
+	first := byName(t, col.Spans(t, 3, 10*time.Second))
+	root := first["vx watch build --otel="+col.URL]
+	if root.Attrs["vx.watch.round"] != int64(1) || first["a#build"].TraceID != root.TraceID || first["b#build"].ParentSpanID != root.SpanID {
+		t.Errorf("round 1: root %+v, a#build in trace %s, b#build's parent %s", root, first["a#build"].TraceID, first["b#build"].ParentSpanID)
+	}
+	if got := root.Attrs["vx.critical_path"]; !cmp.Equal(got, []any{"a#build", "b#build"}) {
+		t.Errorf("round 1: vx.critical_path = %v", got)
+	}
+	col.Reset()
+	c.write("packages/b/src/in.txt", "changed\n")
+	if err := w.waitFor(regexp.MustCompile(`1 succeeded.*; watching for changes`)); err != nil {
+		t.Fatal(err)
+	}
+	second := byName(t, col.Spans(t, 2, 10*time.Second))
+	root2, b := second["vx watch build --otel="+col.URL], second["b#build"]
+	if root2.Attrs["vx.watch.round"] != int64(2) || root2.TraceID == root.TraceID || b.TraceID != root2.TraceID || b.ParentSpanID != root2.SpanID {
+		t.Errorf("round 2: root %+v, b#build %+v; want a new trace with b#build in it", root2, b)
+	}
+	if _, ok := second["a#build"]; ok {
+		t.Error("round 2 has a span for a#build, which did not run again")
+	}
+	if code, err := w.stop(os.Interrupt); err != nil || code != 130 {
+		t.Errorf("vx watch exited %d (%v), want 130", code, err)
 	}
 }

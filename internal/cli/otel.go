@@ -72,6 +72,7 @@ func startOtel(p *Process, a *parsed, tc *run.TaskCache) *otelRun {
 	}()
 	o.exp = otel.NewExporter(cfg, stdin)
 	o.rec = otel.NewRecorder(o.exp)
+	o.rec.Command = commandLine(p)
 	if tc != nil {
 		o.rec.Key = func(n *run.Node) string {
 			if k, err := tc.Key(n); err == nil {
@@ -91,17 +92,30 @@ func (o *otelRun) observer() run.Observer {
 	return o.rec
 }
 
-// finish sends the root span and what is left, and ends the helper: it waits at most [otel.FlushBound] in all.
-func (o *otelRun) finish(p *Process, out run.Outcome) {
-	if o == nil {
-		return
-	}
+// commandLine is how vx was called, for the root span: the arguments after -- hidden, as --profile does.
+func commandLine(p *Process) string {
 	command := "vx"
 	for _, arg := range hideAfterDashes(p.Args, nil) {
 		command += " " + quote.Name(arg)
 	}
+	return command
+}
+
+// finish sends the root span of vx run's run and ends the export ([otelRun.stop]).
+func (o *otelRun) finish(p *Process, out run.Outcome) {
+	if o == nil {
+		return
+	}
+	o.rec.Finish(out, commandLine(p))
+	o.stop()
+}
+
+// stop sends what is left and ends the helper: it waits at most [otel.FlushBound] in all.
+func (o *otelRun) stop() {
+	if o == nil {
+		return
+	}
 	deadline := time.Now().Add(otel.FlushBound)
-	o.rec.Finish(out, command)
 	o.exp.Close(deadline)
 	o.stdin.Close()
 	t := time.NewTimer(time.Until(deadline) + 100*time.Millisecond)

@@ -25,6 +25,7 @@ var watchCmd = &command{
 		outputLogsFlag,
 		onlyFlag,
 		frameworkFlag,
+		{name: "otel", kind: optionalFlag, arg: "URL", usage: "export each round as an OpenTelemetry trace over OTLP/HTTP to the collector at URL (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)"},
 	},
 	run: runWatch,
 }
@@ -82,8 +83,10 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if !p.gate.enter() {
 		return run.StopCode(p.Context), nil // Main has returned: start nothing
 	}
+	ot := startOtel(p, a, nil)
+	defer ot.stop()
 	for {
-		end, err := watchOnce(p, a, ws, cfg, g, conc, grace, plan)
+		end, err := watchOnce(p, a, ws, cfg, g, conc, grace, plan, ot.observer())
 		if err != nil {
 			return ExitUsage, err
 		}
@@ -120,7 +123,7 @@ type watchEnd struct {
 // watchOnce watches the tasks of g until vx is stopped or the plan
 // changes. Its error is one of setting the watch up.
 func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, conc int, grace time.Duration,
-	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
+	plan func() (*workspace.Workspace, *run.Graph, error), obs run.Observer) (watchEnd, error) {
 	mode, _ := traceMode(a)                    // checked by runWatch
 	timeout, retries, _ := readAttemptFlags(a) // likewise
 	outputLogs, _ := readOutputLogs(a)         // likewise
@@ -188,6 +191,7 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 			Kill:           p.Kill,
 			OutputLogs:     outputLogs,
 			Trace:          tracing(p, mode, ws, g, traceStoreDir),
+			Observer:       obs, // vx watch --otel: a trace per round
 		},
 		Changes:  w.C,
 		Cache:    newCache,

@@ -26,17 +26,25 @@ type Recorder struct {
 	root  SpanID
 	// Key returns the cache key (the action's hash) of a task the cache was asked for, or "".
 	Key func(*run.Node) string
+	// Command names the root spans of vx watch's rounds ([Recorder.RoundEnded]).
+	Command string
 
-	prof   view.Profile // the critical path, as --profile computes it
-	ids    map[*run.Node]SpanID
-	starts map[*run.Node]time.Time
-	byID   map[string]SpanID
+	prof  view.Profile // the critical path, as --profile computes it
+	open  map[*run.Node]openSpan
+	byID  map[string]SpanID // this round's spans, by task id
+	round int
+}
+
+// openSpan is a task that started: its span's ids, in the trace of the round it started in.
+type openSpan struct {
+	trace      TraceID
+	id, parent SpanID
+	start      time.Time
 }
 
 // NewRecorder records a run into exp with a new random trace id.
 func NewRecorder(exp *Exporter) *Recorder {
-	return &Recorder{exp: exp, trace: NewTraceID(), root: NewSpanID(), ids: map[*run.Node]SpanID{},
-		starts: map[*run.Node]time.Time{}, byID: map[string]SpanID{}}
+	return &Recorder{exp: exp, trace: NewTraceID(), root: NewSpanID(), open: map[*run.Node]openSpan{}, byID: map[string]SpanID{}, round: 1}
 }
 
 // TraceID is the run's trace id.
@@ -45,32 +53,31 @@ func (r *Recorder) TraceID() TraceID { return r.trace }
 // TaskStarted implements [run.Observer].
 func (r *Recorder) TaskStarted(n *run.Node, at time.Time) {
 	r.prof.TaskStarted(n, at)
-	id := NewSpanID()
-	r.ids[n], r.starts[n], r.byID[n.ID] = id, at, id
+	o := openSpan{trace: r.trace, id: NewSpanID(), parent: r.root, start: at}
+	r.open[n], r.byID[n.ID] = o, o.id
 }
 
 // TaskEnded implements [run.Observer].
 func (r *Recorder) TaskEnded(tr run.TaskRun) {
 	r.prof.TaskEnded(tr)
-	n := tr.Node
-	id, ok := r.ids[n]
+	o, ok := r.open[tr.Node]
 	if !ok {
 		return
 	}
-	start := r.starts[n]
+	delete(r.open, tr.Node)
 	if !tr.Start.IsZero() {
-		start = tr.Start
+		o.start = tr.Start
 	}
-	r.exp.Add(r.taskSpan(tr, id, start))
+	r.exp.Add(r.taskSpan(tr, o))
 }
 
-func (r *Recorder) taskSpan(tr run.TaskRun, id SpanID, start time.Time) Span {
+func (r *Recorder) taskSpan(tr run.TaskRun, o openSpan) Span {
 	n := tr.Node
 	cache := tr.Cache
 	if cache == "" {
 		cache = "off"
 	}
-	s := Span{Trace: r.trace, ID: id, Parent: r.root, Name: n.ID, Start: start, End: tr.End,
+	s := Span{Trace: o.trace, ID: o.id, Parent: o.parent, Name: n.ID, Start: o.start, End: tr.End,
 		Attrs: []KeyValue{String("vx.project", n.Project.Name), String("vx.task", n.Task), String("vx.task.id", n.ID),
 			String("vx.status", tr.Status), String("vx.cache", cache), Int("vx.exit_code", int64(tr.ExitCode))}}
 	if tr.Signal != "" {
@@ -99,7 +106,9 @@ func (r *Recorder) taskSpan(tr run.TaskRun, id SpanID, start time.Time) Span {
 }
 
 // Finish sends the root span of the run that ended with out; command is how vx was called ("vx run build").
-func (r *Recorder) Finish(out run.Outcome, command string) {
+func (r *Recorder) Finish(out run.Outcome, command string) { r.finish(out, command) }
+
+func (r *Recorder) finish(out run.Outcome, command string, extra ...KeyValue) {
 	path, total := r.prof.CriticalPath()
 	code := out.Code()
 	outcome := "succeeded"
@@ -119,6 +128,7 @@ func (r *Recorder) Finish(out run.Outcome, command string) {
 	if len(out.Failed) > 0 {
 		s.Attrs = append(s.Attrs, Strings("vx.failed", out.Failed))
 	}
+	s.Attrs = append(s.Attrs, extra...)
 	for i, id := range path {
 		if sid, ok := r.byID[id]; ok {
 			s.Links = append(s.Links, Link{Trace: r.trace, Span: sid, Attrs: []KeyValue{Int("vx.critical_path.index", int64(i))}})
@@ -129,4 +139,18 @@ func (r *Recorder) Finish(out run.Outcome, command string) {
 		s.Message = fmt.Sprintf("%s, exit code %d", outcome, code)
 	}
 	r.exp.Add(s)
+}
+
+// RoundEnded implements [run.RoundObserver]: vx watch's round ended with o. Its root span is sent, named by
+// Command, with vx.watch.round (1 first), and the next round is a new trace. A task still running (a dev server)
+// stays in the trace of the round it started in.
+func (r *Recorder) RoundEnded(o run.Outcome) {
+	r.finish(o, r.Command, Int("vx.watch.round", int64(r.round)))
+	r.round++
+	r.trace, r.root = NewTraceID(), NewSpanID()
+	r.prof = view.Profile{}
+	r.byID = map[string]SpanID{}
+	for n := range r.open {
+		r.prof.TaskStarted(n, r.open[n].start) // so that the profile hears of its end
+	}
 }

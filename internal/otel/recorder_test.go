@@ -147,3 +147,72 @@ func TestRecorder(t *testing.T) {
 		t.Errorf("the root's links to the critical path (-want +got):\n%s", diff)
 	}
 }
+
+// TestRecorderRounds: vx watch's rounds are traces of their own; a dev server that runs across rounds stays in
+// the trace of the round it started in.
+func TestRecorderRounds(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	build, dev := node("ui"), node("web")
+	dev.Config = config.Task{Persistent: true}
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	bodies := make(chan []byte, 100)
+	go func() {
+		wire.ReadHello(pr)
+		for {
+			b, err := wire.ReadFrame(pr)
+			if err != nil {
+				close(bodies)
+				return
+			}
+			bodies <- b
+		}
+	}()
+	e := NewExporter(&Config{URL: "http://c/v1/traces", Protocol: ProtoHTTPJSON, Timeout: time.Second}, pw)
+	r := NewRecorder(e)
+	r.Command = "vx watch build dev"
+	r.TaskStarted(build, at(0))
+	r.TaskEnded(run.TaskRun{Node: build, Status: "succeeded", Start: at(0), End: at(100)})
+	r.TaskStarted(dev, at(100))
+	r.RoundEnded(run.Outcome{Total: 1, Started: 1, Succeeded: 1, Start: t0, Elapsed: 100 * time.Millisecond})
+	r.TaskStarted(build, at(1000))
+	r.TaskEnded(run.TaskRun{Node: build, Status: "failed", ExitCode: 1, Start: at(1000), End: at(1100)})
+	r.RoundEnded(run.Outcome{Total: 1, Started: 1, Failed: []string{"ui#build"}, Start: at(1000), Elapsed: 100 * time.Millisecond})
+	r.TaskEnded(run.TaskRun{Node: dev, Status: "stopped", Signal: "SIGINT", ExitCode: 130, Start: at(100), End: at(2000)})
+	e.Close(time.Now().Add(5 * time.Second))
+	pw.Close()
+	type line struct {
+		Name, Trace, Parent string
+		Round               string
+	}
+	var got []line
+	traces := map[string]string{} // trace id -> its name
+	for b := range bodies {
+		var req jsonRequest
+		strictJSON(t, b, &req)
+		for _, s := range req.ResourceSpans[0].ScopeSpans[0].Spans {
+			l := line{Name: s.Name, Trace: s.TraceID, Parent: s.ParentSpanID}
+			for _, kv := range s.Attributes {
+				if kv.Key == "vx.watch.round" {
+					l.Round = *kv.Value.IntValue
+					traces[s.TraceID] = "round " + l.Round
+				}
+			}
+			got = append(got, l)
+		}
+	}
+	for i := range got {
+		got[i].Trace, got[i].Parent = traces[got[i].Trace], ""
+	}
+	want := []line{
+		{Name: "ui#build", Trace: "round 1"},
+		{Name: "vx watch build dev", Trace: "round 1", Round: "1"},
+		{Name: "ui#build", Trace: "round 2"},
+		{Name: "vx watch build dev", Trace: "round 2", Round: "2"},
+		{Name: "web#build", Trace: "round 1"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("spans (-want +got):\n%s", diff)
+	}
+}

@@ -96,6 +96,7 @@ func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
 		if w.round != nil && len(w.round) > 0 {
 			o := w.roundOutcome()
 			o.Signal = end.Signal
+			w.observeRound(o)
 			fmt.Fprintln(w.stderr, summary(o, w.o.Color))
 		} else {
 			fmt.Fprintf(w.stderr, "vx: stopped watching (%s)\n", SignalName(end.Signal))
@@ -343,6 +344,7 @@ func (w *watchRun) start(n *Node) {
 	st := &w.state[n.index]
 	st.waiting, st.cached = false, false
 	st.start = time.Now()
+	w.observeStart(n, st.start)
 	if n.Config.Persistent {
 		st.deps = w.depOutputs(n)
 	}
@@ -464,6 +466,7 @@ func (w *watchRun) ended(r result) {
 	r.closer()
 	st.end = r.end
 	failed := r.err != nil || r.res.ExitCode != 0
+	w.observeEnd(n, r, failed)
 	if st.runTC != nil {
 		if st.tc != st.runTC {
 			w.release(st.runTC) // it runs next with a newer cache
@@ -800,6 +803,9 @@ func (w *watchRun) roundOutcome() Outcome {
 func (w *watchRun) endRound() {
 	o := w.roundOutcome()
 	w.round = nil
+	if o.Total > 0 {
+		w.observeRound(o)
+	}
 	if o.Total > 0 {
 		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(o, w.o.Color))
 	}
