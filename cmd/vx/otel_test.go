@@ -3,9 +3,9 @@ package main
 import (
 	"io"
 	"net"
-	"os"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
