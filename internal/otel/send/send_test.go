@@ -109,16 +109,16 @@ func TestServeFailures(t *testing.T) {
 	}{
 		{name: "collector down: one warning, without the URL's password",
 			hello:   wire.Hello{URL: closedURL(t), ContentType: "application/x-protobuf", TimeoutMS: 5000, FlushMS: 2000},
-			warning: "otel: cannot export the trace to http://127.0.0.1:", maxTook: 2 * time.Second, wantLost: 3, forbidden: "secret"},
+			warning: "otel: cannot export the trace to http://127.0.0.1:", maxTook: 4 * time.Second, wantLost: 3, forbidden: "secret"},
 		{name: "refused: the collector's status and message",
 			hello:   wire.Hello{URL: refusing.URL + "/v1/traces", ContentType: "application/json", TimeoutMS: 5000, FlushMS: 2000},
-			warning: `the collector answered 400 Bad Request: "{\"code\":3,\"message\":\"bad trace id\"}"`, maxTook: 2 * time.Second, wantLost: 3},
+			warning: `the collector answered 400 Bad Request: "{\"code\":3,\"message\":\"bad trace id\"}"`, maxTook: 4 * time.Second, wantLost: 3},
 		{name: "slow collector: each request's timeout",
 			hello:   wire.Hello{URL: slow.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 100, FlushMS: 5000},
-			warning: "no answer within 100ms", maxTook: 2 * time.Second, wantLost: 3},
+			warning: "no answer within 100ms", maxTook: 4 * time.Second, wantLost: 3},
 		{name: "slow collector: the flush bound once the pipe is closed",
 			hello:   wire.Hello{URL: slow.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 60000, FlushMS: 300},
-			warning: "no answer within the 300ms vx waits for the collector at the end of a run", maxTook: 2 * time.Second, wantLost: 3},
+			warning: "no answer within the 300ms vx waits for the collector at the end of a run", maxTook: 4 * time.Second, wantLost: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
