@@ -72,7 +72,7 @@ func TestOtelCollector(t *testing.T) {
 				t.Errorf("b#build started at %v, before a#build ended at %v", b.Start, a.End)
 			}
 			want := map[string]any{"vx.project": "a", "vx.task": "build", "vx.task.id": "a#build", "vx.status": "succeeded",
-				"vx.cache": "miss", "vx.exit_code": int64(0), "vx.cache.key": a.Attrs["vx.cache.key"]}
+				"vx.cache": "miss", "vx.exit_code": int64(0), "vx.cache.key": a.Attrs["vx.cache.key"], "vx.attempts": int64(1)}
 			if diff := cmp.Diff(want, a.Attrs); diff != "" {
 				t.Errorf("a#build's attributes (-want +got):\n%s", diff)
 			}

@@ -14,8 +14,8 @@ import (
 //
 // A task's span: named by the task's id ("web#build"), with the attributes vx.project, vx.task, vx.task.id,
 // vx.status, vx.cache (hit, remote-hit, miss, or off when the cache was not asked), vx.exit_code, vx.signal (when
-// killed by one), vx.cache.key (the action's hash, when the cache was asked) and vx.persistent; status error
-// when the task failed. The root span: named by the command ("vx run build"), with vx.command, the counts of the
+// killed by one), vx.cache.key (the action's hash, when the cache was asked), vx.persistent, vx.attempts (when it
+// ran), vx.flaky (passed after a failed attempt) and vx.timed_out; status error when the task failed. The root span: named by the command ("vx run build"), with vx.command, the counts of the
 // run, vx.exit_code, vx.critical_path (the ids on the critical path, first first), vx.critical_path.ms and
 // vx.otel.dropped_spans; a link to each span on the critical path (attribute vx.critical_path.index); status
 // error when the run failed or was stopped. A span cannot change once sent, and whether a task is on the critical
@@ -91,11 +91,22 @@ func (r *Recorder) taskSpan(tr run.TaskRun, o openSpan) Span {
 	if n.Config.Persistent {
 		s.Attrs = append(s.Attrs, Bool("vx.persistent", true))
 	}
+	if tr.Attempts > 0 {
+		s.Attrs = append(s.Attrs, Int("vx.attempts", int64(tr.Attempts)))
+	}
+	if tr.Flaky {
+		s.Attrs = append(s.Attrs, Bool("vx.flaky", true))
+	}
+	if tr.TimedOut {
+		s.Attrs = append(s.Attrs, Bool("vx.timed_out", true))
+	}
 	if tr.Status == "failed" {
 		s.Status = StatusError
 		switch {
 		case tr.Err != nil:
 			s.Message = tr.Err.Error()
+		case tr.TimedOut:
+			s.Message = "timed out"
 		case tr.Signal != "":
 			s.Message = fmt.Sprintf("killed by %s", tr.Signal)
 		default:
@@ -127,6 +138,9 @@ func (r *Recorder) finish(out run.Outcome, command string, extra ...KeyValue) {
 			Int("vx.critical_path.ms", total.Milliseconds()), Int("vx.otel.dropped_spans", r.exp.Dropped())}}
 	if len(out.Failed) > 0 {
 		s.Attrs = append(s.Attrs, Strings("vx.failed", out.Failed))
+	}
+	if len(out.Flaky) > 0 {
+		s.Attrs = append(s.Attrs, Strings("vx.flaky", out.Flaky))
 	}
 	s.Attrs = append(s.Attrs, extra...)
 	for i, id := range path {

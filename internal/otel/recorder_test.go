@@ -51,14 +51,14 @@ func TestRecorder(t *testing.T) {
 
 	r.TaskStarted(utils, at(0))
 	r.TaskStarted(dev, at(0))
-	r.TaskEnded(run.TaskRun{Node: utils, Status: "succeeded", Cache: "miss", Start: at(0), End: at(100)})
+	r.TaskEnded(run.TaskRun{Node: utils, Status: "succeeded", Cache: "miss", Start: at(0), End: at(100), Attempts: 2, Flaky: true})
 	r.TaskStarted(ui, at(100))
 	r.TaskStarted(api, at(100))
 	r.TaskEnded(run.TaskRun{Node: ui, Status: "cached", Cache: "remote-hit", Start: at(100), End: at(120)})
 	r.TaskEnded(run.TaskRun{Node: api, Status: "failed", Cache: "miss", ExitCode: 3, Start: at(100), End: at(300)})
 	r.TaskEnded(run.TaskRun{Node: dev, Status: "stopped", Signal: "SIGTERM", ExitCode: 143, Start: at(0), End: at(310)})
 	r.TaskEnded(run.TaskRun{Node: skipped, Status: "skipped"}) // never started: no span
-	out := run.Outcome{Total: 5, Started: 4, Succeeded: 2, Cached: 1, Remote: 1, Failed: []string{"api#build"}, Skipped: 1,
+	out := run.Outcome{Total: 5, Started: 4, Succeeded: 2, Cached: 1, Remote: 1, Failed: []string{"api#build"}, Skipped: 1, Flaky: []string{"utils#build"},
 		Start: t0, Elapsed: 310 * time.Millisecond}
 	r.Finish(out, "vx run build")
 	e.Close(time.Now().Add(5 * time.Second))
@@ -117,7 +117,8 @@ func TestRecorder(t *testing.T) {
 	ns := func(ms int) string { return strconv.FormatInt(at(ms).UnixNano(), 10) }
 	want := map[string]summary{
 		"utils#build": {ns(0), ns(100), map[string]string{"vx.project": "utils", "vx.task": "build", "vx.task.id": "utils#build",
-			"vx.status": "succeeded", "vx.cache": "miss", "vx.exit_code": "0", "vx.cache.key": "key-of-utils#build"}, nil},
+			"vx.status": "succeeded", "vx.cache": "miss", "vx.exit_code": "0", "vx.cache.key": "key-of-utils#build",
+			"vx.attempts": "2", "vx.flaky": "true"}, nil},
 		"ui#build": {ns(100), ns(120), map[string]string{"vx.project": "ui", "vx.task": "build", "vx.task.id": "ui#build",
 			"vx.status": "cached", "vx.cache": "remote-hit", "vx.exit_code": "0", "vx.cache.key": "key-of-ui#build"}, nil},
 		"api#build": {ns(100), ns(300), map[string]string{"vx.project": "api", "vx.task": "build", "vx.task.id": "api#build",
@@ -127,7 +128,7 @@ func TestRecorder(t *testing.T) {
 			"vx.status": "stopped", "vx.cache": "off", "vx.exit_code": "143", "vx.signal": "SIGTERM", "vx.persistent": "true"}, nil},
 		"vx run build": {ns(0), ns(310), map[string]string{"vx.command": "vx run build", "vx.outcome": "failed", "vx.exit_code": "1",
 			"vx.tasks.total": "5", "vx.tasks.started": "4", "vx.tasks.succeeded": "2", "vx.tasks.cached": "1", "vx.tasks.remote_hits": "1",
-			"vx.tasks.failed": "1", "vx.tasks.skipped": "1", "vx.failed": "api#build",
+			"vx.tasks.failed": "1", "vx.tasks.skipped": "1", "vx.failed": "api#build", "vx.flaky": "utils#build",
 			"vx.critical_path": "utils#build,api#build", "vx.critical_path.ms": "300", "vx.otel.dropped_spans": "0"},
 			&jsonStatus{Message: "failed, exit code 1", Code: StatusError}},
 	}
