@@ -33,7 +33,7 @@ func otelWarnings(stderr string) []string {
 }
 
 // TestOtelCollector exports runs of the two-project workspace (b depends on a) to a real collector's OTLP/HTTP
-// receiver, in protobuf and in JSON: one trace per run, the root span and a child per task, with the cache
+// receiver, in protobuf and in JSON (gzip-compressed): one trace per run, the root span and a child per task, with the cache
 // state, the key, the exit code, the critical path; a failed task's span and the run's are errors.
 func TestOtelCollector(t *testing.T) {
 	t.Parallel()
@@ -46,6 +46,9 @@ func TestOtelCollector(t *testing.T) {
 			c := newRemoteClone(t, runs)
 			env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=" + proto,
 				"OTEL_SERVICE_NAME=vx-e2e", "OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20x"}
+			if proto == "http/json" {
+				env = append(env, "OTEL_EXPORTER_OTLP_COMPRESSION=gzip") // the receiver decompresses it
+			}
 			r := c.vx(env, "run", "build")
 			mustOK(t, r)
 			if w := otelWarnings(r.stderr); len(w) > 0 {

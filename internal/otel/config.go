@@ -3,6 +3,7 @@ package otel
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,8 @@ type Config struct {
 	Headers  [][2]string // sent with every request, in order
 	Protocol string      // ProtoHTTPProtobuf or ProtoHTTPJSON
 	Timeout  time.Duration
+	Gzip     bool   // OTEL_EXPORTER_OTLP_COMPRESSION=gzip: bodies are sent gzip-compressed
+	CAFile   string // OTEL_EXPORTER_OTLP_CERTIFICATE: the PEM file of the CAs that sign an https collector's certificate, absolute
 	// Resource holds the resource's attributes: service.name first, then OTEL_RESOURCE_ATTRIBUTES' others in
 	// their order.
 	Resource []KeyValue
@@ -114,6 +117,21 @@ func FromEnv(flagSet bool, flagURL string, getenv func(string) string) (*Config,
 		if ms > 0 { // 0 means no limit in the specification; vx keeps its default
 			c.Timeout = time.Duration(ms) * time.Millisecond
 		}
+	}
+	if v, name := either("COMPRESSION"); v != "" {
+		switch v {
+		case "gzip":
+			c.Gzip = true
+		case "none":
+		default:
+			return nil, fmt.Errorf("otel: %s=%s: use gzip or none", name, strconv.Quote(v))
+		}
+	}
+	if v, name := either("CERTIFICATE"); v != "" {
+		if !filepath.IsAbs(v) {
+			return nil, fmt.Errorf("otel: %s=%s: name the file by its absolute path", name, strconv.Quote(v))
+		}
+		c.CAFile = v
 	}
 	service := "vx"
 	var attrs []KeyValue

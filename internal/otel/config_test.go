@@ -1,6 +1,8 @@
 package otel
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 
 func TestFromEnv(t *testing.T) {
 	vx := []KeyValue{String("service.name", "vx")}
+	ca := filepath.Join(os.TempDir(), "collector-ca.pem") // absolute on every system
 	tests := []struct {
 		name    string
 		flag    bool
@@ -61,6 +64,15 @@ func TestFromEnv(t *testing.T) {
 		{name: "service.name from the resource attributes", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c",
 			"OTEL_RESOURCE_ATTRIBUTES": "service.name=builds"},
 			want: &Config{URL: "http://c/v1/traces", Protocol: ProtoHTTPProtobuf, Timeout: DefaultTimeout, Resource: []KeyValue{String("service.name", "builds")}}},
+		{name: "gzip, and a CA file", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://c", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "gzip",
+			"OTEL_EXPORTER_OTLP_CERTIFICATE": ca},
+			want: &Config{URL: "https://c/v1/traces", Protocol: ProtoHTTPProtobuf, Timeout: DefaultTimeout, Gzip: true, CAFile: ca, Resource: vx}},
+		{name: "compression none", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_COMPRESSION": "none"},
+			want: &Config{URL: "http://c/v1/traces", Protocol: ProtoHTTPProtobuf, Timeout: DefaultTimeout, Resource: vx}},
+		{name: "an unknown compression", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"},
+			err: `otel: OTEL_EXPORTER_OTLP_COMPRESSION="zstd": use gzip or none`},
+		{name: "a relative CA file", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_CERTIFICATE": "ca.pem"},
+			err: `otel: OTEL_EXPORTER_OTLP_CERTIFICATE="ca.pem": name the file by its absolute path`},
 		{name: "grpc is refused", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
 			err: "otel: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: vx exports over OTLP/HTTP only"},
 		{name: "an unknown protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "udp"},

@@ -80,7 +80,7 @@ func (e *Exporter) Close(deadline time.Time) bool {
 func (e *Exporter) loop() {
 	defer close(e.done)
 	hello, _ := json.Marshal(wire.Hello{URL: e.cfg.URL, Headers: e.cfg.Headers, ContentType: e.cfg.ContentType(),
-		TimeoutMS: e.cfg.Timeout.Milliseconds(), FlushMS: FlushBound.Milliseconds()})
+		TimeoutMS: e.cfg.Timeout.Milliseconds(), FlushMS: FlushBound.Milliseconds(), Gzip: e.cfg.Gzip, CAFile: e.cfg.CAFile})
 	broken := wire.WriteFrame(e.w, hello) != nil
 	var batch []Span
 	send := func() {

@@ -2,11 +2,15 @@ package send
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +31,15 @@ func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int
 	}
 	if client == nil {
 		client = &http.Client{}
+		if h.CAFile != "" {
+			tr, err := withCAs(h.CAFile)
+			if err != nil {
+				warn(fmt.Sprintf("otel: %v; the run goes on without a trace", err))
+				io.Copy(io.Discard, in) // vx writes on; nothing is sent
+				return 0, 0, nil
+			}
+			client.Transport = tr
+		}
 	}
 	timeout := time.Duration(h.TimeoutMS) * time.Millisecond
 	if timeout <= 0 {
@@ -105,6 +118,13 @@ func Serve(in io.Reader, client *http.Client, warn func(string)) (sent, lost int
 func post(ctx context.Context, client *http.Client, h *wire.Hello, body []byte, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if h.Gzip {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(body)
+		zw.Close()
+		body = b.Bytes()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
 	if err != nil {
 		return errors.New("the URL is not valid")
@@ -113,6 +133,9 @@ func post(ctx context.Context, client *http.Client, h *wire.Hello, body []byte, 
 		req.Header.Add(kv[0], kv[1])
 	}
 	req.Header.Set("Content-Type", h.ContentType)
+	if h.Gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
 	req.Header.Set("User-Agent", "vx")
 	resp, err := client.Do(req)
 	if err != nil {
@@ -138,4 +161,22 @@ func post(ctx context.Context, client *http.Client, h *wire.Hello, body []byte, 
 		return fmt.Errorf("the collector answered %s", resp.Status)
 	}
 	return nil
+}
+
+// withCAs is a transport that trusts the CAs of the PEM file path besides the system's.
+func withCAs(path string) (*http.Transport, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE: %s holds no PEM certificate", strconv.Quote(path))
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+	return tr, nil
 }

@@ -2,11 +2,15 @@ package send
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -150,5 +154,63 @@ func TestServeBrokenStream(t *testing.T) {
 	r := io.MultiReader(stream(t, wire.Hello{URL: "http://127.0.0.1:1/v1/traces", TimeoutMS: 100, FlushMS: 100}), strings.NewReader("\x00\x00\x00\x09abc"))
 	if _, _, err := Serve(r, nil, func(string) {}); err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Errorf("a cut frame: error %v", err)
+	}
+}
+
+// TestServeGzipAndCA: OTEL_EXPORTER_OTLP_COMPRESSION=gzip sends the body gzip-compressed, and
+// OTEL_EXPORTER_OTLP_CERTIFICATE's CAs are trusted for an https collector (besides the system's); without them,
+// the collector's certificate is refused, once.
+func TestServeGzipAndCA(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		b, _ := io.ReadAll(body)
+		mu.Lock()
+		got = append(got, r.Header.Get("Content-Encoding")+" "+string(b))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
+	notPEM := filepath.Join(dir, "not.pem")
+	os.WriteFile(notPEM, []byte("hello"), 0o644)
+	hello := wire.Hello{URL: srv.URL + "/v1/traces", ContentType: "application/x-protobuf", TimeoutMS: 5000, FlushMS: 2000}
+
+	var warn warnings
+	h := hello
+	h.Gzip, h.CAFile = true, ca
+	sent, lost, err := Serve(stream(t, h, "compressed body"), nil, warn.add)
+	if err != nil || sent != 1 || lost != 0 || len(warn.list) != 0 {
+		t.Errorf("with the CA: %d sent, %d lost, %v, warnings %q", sent, lost, err, warn.list)
+	}
+	mu.Lock()
+	if diff := cmp.Diff([]string{"gzip compressed body"}, got); diff != "" {
+		t.Errorf("received (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+
+	for _, tt := range []struct{ name, caFile, warning string }{
+		{"the system's CAs only", "", "certificate"},
+		{"a file without a certificate", notPEM, "holds no PEM certificate; the run goes on without a trace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var warn warnings
+			h := hello
+			h.CAFile = tt.caFile
+			Serve(stream(t, h, "a", "b"), nil, warn.add)
+			if len(warn.list) != 1 || !strings.Contains(warn.list[0], tt.warning) {
+				t.Errorf("warnings %q, want one with %q", warn.list, tt.warning)
+			}
+		})
 	}
 }

@@ -21,8 +21,10 @@ type Hello struct {
 	URL         string      `json:"url"`
 	Headers     [][2]string `json:"headers,omitempty"`
 	ContentType string      `json:"contentType"`
-	TimeoutMS   int64       `json:"timeoutMs"` // one request's limit
-	FlushMS     int64       `json:"flushMs"`   // how long the helper may send once the pipe is closed
+	TimeoutMS   int64       `json:"timeoutMs"`        // one request's limit
+	FlushMS     int64       `json:"flushMs"`          // how long the helper may send once the pipe is closed
+	Gzip        bool        `json:"gzip,omitempty"`   // send the bodies gzip-compressed (Content-Encoding: gzip)
+	CAFile      string      `json:"caFile,omitempty"` // PEM file of the CAs an https collector's certificate may chain to, besides the system's
 }
 
 // WriteFrame writes b as one frame.
