@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vxrun/vx/internal/otel/wire"
+	"github.com/vxrun/vx/internal/testdir"
 )
 
 // stream is what vx writes to the helper: the hello, then bodies.
@@ -179,7 +180,7 @@ func TestServeGzipAndCA(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
+	dir := testdir.New(t) // t.TempDir cannot remove its files under Wine
 	ca := filepath.Join(dir, "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 	notPEM := filepath.Join(dir, "not.pem")
