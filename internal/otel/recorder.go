@@ -15,8 +15,10 @@ import (
 // A task's span: named by the task's id ("web#build"), with the attributes vx.project, vx.task, vx.task.id,
 // vx.status, vx.cache (hit, remote-hit, miss, or off when the cache was not asked), vx.exit_code, vx.signal (when
 // killed by one), vx.cache.key (the action's hash, when the cache was asked), vx.persistent, vx.attempts (when it
-// ran), vx.flaky (passed after a failed attempt) and vx.timed_out; status error when the task failed. The root span: named by the command ("vx run build"), with vx.command, the counts of the
-// run, vx.exit_code, vx.critical_path (the ids on the critical path, first first), vx.critical_path.ms and
+// ran), vx.flaky (passed after a failed attempt) and vx.timed_out; status error when the task failed.
+//
+// The root span: named by the command ("vx run build"), with vx.command, the counts of the run, vx.exit_code,
+// vx.failed, vx.flaky, vx.critical_path (the ids on the critical path, first first), vx.critical_path.ms and
 // vx.otel.dropped_spans; a link to each span on the critical path (attribute vx.critical_path.index); status
 // error when the run failed or was stopped. A span cannot change once sent, and whether a task is on the critical
 // path is known only when the run ends: the path is marked on the root span and by its links.
