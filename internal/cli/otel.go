@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	osexec "os/exec"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/otel"
 	"github.com/vxrun/vx/internal/quote"
-	"github.com/vxrun/vx/internal/remote"
 	"github.com/vxrun/vx/internal/run"
 )
 
@@ -41,13 +39,7 @@ func startOtel(p *Process, a *parsed, tc *run.TaskCache) *otelRun {
 	if cfg == nil {
 		return nil
 	}
-	exe := p.Executable
-	if exe == "" {
-		exe, _ = os.Executable()
-	}
-	path, _ := exec.LookupEnv(p.Environ, "PATH", p.GOOS)
-	override, _ := exec.LookupEnv(p.Environ, RemoteHelperEnv, p.GOOS)
-	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
+	helper, err := findHelper(p)
 	if err != nil {
 		msg := strings.Replace(strings.TrimPrefix(err.Error(), "remote: "), "a remote cache is configured", "the trace is exported (--otel or OTEL_EXPORTER_OTLP_*)", 1)
 		fmt.Fprintf(p.Stderr, "vx: warning: otel: %s; the run goes on without a trace\n", msg)

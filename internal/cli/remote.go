@@ -263,18 +263,25 @@ func envKey(p *Process, a *parsed, cfg *config.Config) *cache.EnvKey {
 	return nil
 }
 
-// startRemote starts the vx-remote helper for rc. A helper that cannot be
-// found or started is one warning (and an error for the caller): the run
-// goes on with the local cache.
-func startRemote(p *Process, rc *remote.Config) (*remote.Client, error) {
+// findHelper finds the vx-remote helper (the remote caches and the trace
+// exporter): $VX_REMOTE_HELPER, else beside vx's executable, else on PATH
+// (remote.FindHelper).
+func findHelper(p *Process) (string, error) {
 	exe := p.Executable
 	if exe == "" {
 		exe, _ = os.Executable()
 	}
 	path, _ := exec.LookupEnv(p.Environ, "PATH", p.GOOS)
 	override, _ := exec.LookupEnv(p.Environ, RemoteHelperEnv, p.GOOS)
+	return remote.FindHelper(override, exe, path, p.GOOS, nil)
+}
+
+// startRemote starts the vx-remote helper for rc. A helper that cannot be
+// found or started is one warning (and an error for the caller): the run
+// goes on with the local cache.
+func startRemote(p *Process, rc *remote.Config) (*remote.Client, error) {
 	warn := remoteWarner(p)
-	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
+	helper, err := findHelper(p)
 	if err != nil {
 		warn(fmt.Sprintf("%v; continuing without the remote cache", strings.TrimPrefix(err.Error(), "remote: ")))
 		return nil, err
@@ -339,13 +346,7 @@ func probeRemote(p *Process, rc *remote.Config) *remoteStatus {
 		rs.Team = rc.TeamSlug
 	}
 	var first string
-	exe := p.Executable
-	if exe == "" {
-		exe, _ = os.Executable()
-	}
-	path, _ := exec.LookupEnv(p.Environ, "PATH", p.GOOS)
-	override, _ := exec.LookupEnv(p.Environ, RemoteHelperEnv, p.GOOS)
-	helper, err := remote.FindHelper(override, exe, path, p.GOOS, nil)
+	helper, err := findHelper(p)
 	if err != nil {
 		rs.Error = strings.TrimPrefix(err.Error(), "remote: ")
 		return rs

@@ -7,8 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -21,21 +19,7 @@ import (
 // Binary is bin/otelcol of the repository, or the file named by VX_TEST_OTELCOL; ok is false when there is
 // none.
 func Binary() (string, bool) {
-	if p := os.Getenv("VX_TEST_OTELCOL"); p != "" {
-		_, err := os.Stat(p)
-		return p, err == nil
-	}
-	root, err := remotetest.RepoRoot()
-	if err != nil {
-		return "", false
-	}
-	name := "otelcol"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	p := filepath.Join(root, "bin", name)
-	_, err = os.Stat(p)
-	return p, err == nil
+	return remotetest.RepoBinary("VX_TEST_OTELCOL", "otelcol")
 }
 
 // Collector is a running collector.

@@ -48,7 +48,13 @@ func RepoRoot() (string, error) {
 // ServerBinary is bin/bazel-remote of the repository, or the file named by
 // VX_TEST_BAZEL_REMOTE; ok is false when there is none.
 func ServerBinary() (string, bool) {
-	if p := os.Getenv("VX_TEST_BAZEL_REMOTE"); p != "" {
+	return RepoBinary("VX_TEST_BAZEL_REMOTE", "bazel-remote")
+}
+
+// RepoBinary is bin/<name> of the repository (name.exe on Windows), or the
+// file the variable env names; ok is false when there is none.
+func RepoBinary(env, name string) (string, bool) {
+	if p := os.Getenv(env); p != "" {
 		_, err := os.Stat(p)
 		return p, err == nil
 	}
@@ -56,7 +62,6 @@ func ServerBinary() (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	name := "bazel-remote"
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
