@@ -43,10 +43,14 @@ type taskLogs struct {
 }
 
 // logMode is the mode n's output is shown in.
-func (s *scheduler) logMode(n *Node) string {
+func (s *scheduler) logMode(n *Node) string { return logMode(s.opts.OutputLogs, n) }
+
+// logMode is the mode n's output is shown in, by vx run and vx watch alike:
+// --output-logs (flag), else the task's "outputLogs", else full.
+func logMode(flag string, n *Node) string {
 	switch {
-	case s.opts.OutputLogs != "":
-		return s.opts.OutputLogs
+	case flag != "":
+		return flag
 	case n.Config.OutputLogs != "":
 		return n.Config.OutputLogs
 	}
