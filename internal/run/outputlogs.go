@@ -45,6 +45,11 @@ type taskLogs struct {
 // logMode is the mode n's output is shown in.
 func (s *scheduler) logMode(n *Node) string { return logMode(s.opts.OutputLogs, n) }
 
+// logMode is the mode n's output is shown in by vx watch. A watched task's
+// lines are always prefixed, so vx's own lines about it ("cache hit,
+// replaying logs ...") carry no label of their own.
+func (w *watchRun) logMode(n *Node) string { return logMode(w.o.OutputLogs, n) }
+
 // logMode is the mode n's output is shown in, by vx run and vx watch alike:
 // --output-logs (flag), else the task's "outputLogs", else full.
 func logMode(flag string, n *Node) string {
