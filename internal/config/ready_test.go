@@ -95,6 +95,8 @@ func TestParseReadyWhenErrors(t *testing.T) {
 			`vx.json:1:61: invalid "readyWhen.url" "https://localhost:3000/" of task "dev": https is not supported: probe the server's plain http address, or its port with {"port": N}`, false},
 		{"no scheme", `{"tasks": {"dev": {"persistent": true, "readyWhen": {"url": "localhost:3000"}}}}`,
 			`vx.json:1:61: invalid "readyWhen.url" "localhost:3000" of task "dev": it must start with "http://"`, false},
+		{"port not a number", `{"tasks": {"dev": {"persistent": true, "readyWhen": {"url": "http://localhost:PORT/health"}}}}`,
+			`vx.json:1:61: invalid "readyWhen.url" "http://localhost:PORT/health" of task "dev": not a URL`, false},
 		{"timeout a number", `{"tasks": {"dev": {"persistent": true, "readyWhen": {"port": 3000, "timeout": 30}}}}`,
 			`vx.json:1:79: "readyWhen.timeout" of task "dev" must be a positive duration, found a number; did you mean "30s"?`, false},
 		{"timeout without unit", `{"tasks": {"dev": {"persistent": true, "readyWhen": {"port": 3000, "timeout": "30"}}}}`,
