@@ -174,6 +174,15 @@ func (s *scheduler) readyEvent(ev readyEvent) {
 	if w.released || s.running[w.n] == nil || w.ctx.Err() != nil {
 		return // it ended, or was stopped, meanwhile
 	}
+	if ev.err != nil && w.n.Target {
+		// Asked for itself (vx run dev e2e): it keeps running, but what
+		// waits for it does not run.
+		fmt.Fprintf(s.stderr, "vx: %s: %v%s\n", quote.Name(w.n.ID), ev.err, w.lines.show())
+		w.released = true
+		s.release(w.n, true)
+		s.notRun(w.n)
+		return
+	}
 	if ev.err != nil {
 		// Its dependents are let go, as failed, once its tree has ended
 		// and its failure is reported (after the grace at most).
@@ -230,17 +239,23 @@ func (s *scheduler) stoppedByVx(n *Node) bool {
 // stops the servers nobody waits for any more.
 func (s *scheduler) afterEnd(n *Node, failed bool) {
 	if w := s.serve.watches[n]; w != nil && failed && !w.stopped && s.ctx.Err() == nil {
-		var ids []string
-		for _, d := range s.dependents[n.index] {
-			if s.blocked[d.index] && s.out.Tasks[d.index].Start.IsZero() {
-				ids = append(ids, quote.Name(d.ID))
-			}
-		}
-		if len(ids) > 0 {
-			fmt.Fprintf(s.stderr, "vx: not run, as %s was not ready: %s\n", quote.Name(n.ID), listSome(ids, 8))
-		}
+		s.notRun(n)
 	}
 	s.stopIdleServers()
+}
+
+// notRun names the tasks that will not run because server n was not
+// ready.
+func (s *scheduler) notRun(n *Node) {
+	var ids []string
+	for _, d := range s.dependents[n.index] {
+		if s.blocked[d.index] && s.out.Tasks[d.index].Start.IsZero() {
+			ids = append(ids, quote.Name(d.ID))
+		}
+	}
+	if len(ids) > 0 {
+		fmt.Fprintf(s.stderr, "vx: not run, as %s was not ready: %s\n", quote.Name(n.ID), listSome(ids, 8))
+	}
 }
 
 // stopIdleServers stops each running server no task waits for any more:
