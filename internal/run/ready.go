@@ -112,6 +112,9 @@ func (s *scheduler) beginReady(n *Node) {
 		case <-w.ctx.Done():
 		}
 	}()
+	// With --continue, a server may start after what waits for it was
+	// blocked by another failure: nobody needs it.
+	s.stopIdleServers()
 }
 
 // wait waits until the server is ready, its time is up or its context is
