@@ -142,15 +142,19 @@ func (w *readyWatch) wait() error {
 	}
 	t := time.NewTicker(probeInterval)
 	defer t.Stop()
+	var last error // what the last try that was not cut short found
 	for {
 		err := probe(ctx)
 		if err == nil {
 			return nil
 		}
+		if ctx.Err() == nil || last == nil {
+			last = err
+		}
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return w.timeoutErr(timeout, err)
+			return w.timeoutErr(timeout, last)
 		}
 	}
 }
