@@ -97,23 +97,23 @@ func (sv *watchServing) begin(n *Node, ctx context.Context) {
 	}()
 }
 
-// serverState says, for a task that waits for server d: whether d is
-// ready for it, or will not be (it is not running, or was not ready in
-// time) so the task does not run now.
-func (w *watchRun) serverState(d *Node) (ready, blocked bool) {
+// serverState says, for a task that waits for server d, whether the
+// wait is over (settled), and if so whether d failed it (blocked: d is
+// not running, or was not ready in time), so the task does not run now.
+func (w *watchRun) serverState(d *Node) (settled, blocked bool) {
 	s := w.srv.servers[d]
 	_, running := w.running[d]
 	switch {
 	case w.state[d.index].waiting || w.state[d.index].again:
 		return false, false
 	case !running:
-		return false, true // it ended (a failure, or it exited): nothing serves
+		return true, true // it ended (a failure, or it exited): nothing serves
 	case s == nil || s.rw == nil:
 		return true, false
 	case s.ready:
 		return true, false
 	case s.timedUp:
-		return false, true
+		return true, true
 	}
 	return false, false
 }
@@ -180,4 +180,19 @@ func (w *readyWatch) waitLonger() error {
 	cond.Timeout = 1<<63 - 1
 	c.cond = &cond
 	return c.wait()
+}
+
+// serverEnded makes a server that ended before it was ready, unless vx
+// stopped it, a failure that says so, with its last lines.
+func (w *watchRun) serverEnded(r *result) {
+	s := w.srv.servers[r.n]
+	if s == nil || s.rw == nil || s.ready || r.err != nil || w.state[r.n.index].again || w.ctx.Err() != nil || w.replan != nil {
+		return
+	}
+	cond := "it had started"
+	if s.rw.cond != nil {
+		cond = "readyWhen " + s.rw.cond.String()
+	}
+	what := describe(r.res)
+	r.err = fmt.Errorf("ended (%s) before it was ready (%s)%s", what, cond, s.rw.lines.show())
 }

@@ -463,6 +463,7 @@ func (w *watchRun) wait() {
 
 // ended records the end of r's task.
 func (w *watchRun) ended(r result) {
+	w.serverEnded(&r)
 	n := r.n
 	st := &w.state[n.index]
 	delete(w.running, n)
