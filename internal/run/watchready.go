@@ -132,20 +132,18 @@ func (w *watchRun) readyEvent(ev watchReadyEvent) {
 		fmt.Fprintf(w.stderr, "vx: %s: %v%s; the tasks that depend on it run once it is ready\n", quote.Name(ev.n.ID), ev.err, s.rw.lines.show())
 		return
 	}
-	late := s.timedUp
 	s.ready, s.timedUp = true, false
-	if late {
-		// Its dependents were skipped: they run now.
-		var again []*Node
-		for _, d := range w.dependents[ev.n.index] {
-			st := &w.state[d.index]
-			if _, running := w.running[d]; !running && !st.waiting && !st.ok {
-				again = append(again, d)
-			}
+	// Dependents skipped while it was not ready (late, or it had ended and
+	// started again) run now.
+	var again []*Node
+	for _, d := range w.dependents[ev.n.index] {
+		st := &w.state[d.index]
+		if _, running := w.running[d]; !running && !st.waiting && !st.ok {
+			again = append(again, d)
 		}
-		if len(again) > 0 {
-			w.later(again)
-		}
+	}
+	if len(again) > 0 {
+		w.later(again)
 	}
 }
 
