@@ -98,7 +98,7 @@ func (sv *serving) wrap(n *Node, spec *exec.Spec) {
 	spec.Stderr = &tailWriter{t: w.lines, w: spec.Stderr}
 }
 
-// begin starts the wait for n to be ready, once its process has started.
+// beginReady starts the wait for n to be ready, once its process has started.
 func (s *scheduler) beginReady(n *Node) {
 	sv := s.serve
 	w := sv.watches[n]
