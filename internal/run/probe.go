@@ -17,6 +17,10 @@ import (
 // Each attempt is bounded (probeAttempt); the caller polls every
 // probeInterval until its context is done. net/http is not used: vx does
 // not link it (TestStartupDeps); a GET of plain http is a few lines.
+// package net is linked for them: its init (with net/netip and
+// dnsmessage) took 0.13 ms at least, 0.28 ms median, 47 allocations, in
+// 40 runs of GODEBUG=inittrace=1 vx --version at load 9 on 2 cores; the
+// binary grew by 0.7 MB (8.54 to 9.24 MB).
 
 const (
 	probeInterval = 150 * time.Millisecond
