@@ -197,7 +197,7 @@ func TestLineTail(t *testing.T) {
 	io.WriteString(out, strings.Repeat("x", 5000)+"\n")
 	io.WriteString(errw, "no end")
 	want := "; its last lines:\n    line 5\n    line 6\n    line 7\n    line 8\n    line 9\n    line 10\n    line 11\n" +
-		"    [32mcoloured[0m\n    " + strings.Repeat("x", maxTailLine) + "\n    no end"
+		"    coloured\n    " + strings.Repeat("x", maxTailLine) + "\n    no end"
 	if diff := cmp.Diff(want, lt.show()); diff != "" {
 		t.Errorf("show() (-want +got):\n%s", diff)
 	}
@@ -240,3 +240,29 @@ func closedPort(t *testing.T) string {
 }
 
 func mustRegexp(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+func TestStripEscapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"  \x1b[32m\x1b[1mVITE\x1b[22m v5.4.0\x1b[39m  \x1b[2mready in \x1b[0m\x1b[1m312\x1b[22m\x1b[2m\x1b[0m ms", "  VITE v5.4.0  ready in 312 ms"},
+		{"\x1b]8;;http://localhost:3000\x07link\x1b]8;;\x07 up", "link up"},
+		{"\x1b]0;title\x1b\\ready", "ready"},
+		{"compiling 10%\rcompiling 100%", "compiling 100%"},
+		{"cut \x1b[3", "cut "},
+		{"\x1b(Bdone", "done"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, string(stripEscapes([]byte(tt.in)))); diff != "" {
+			t.Errorf("stripEscapes(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	// A pattern written for the text matches a coloured line.
+	lt := &lineTail{re: regexp.MustCompile(`ready in \d+ ms`), matched: make(chan struct{})}
+	io.WriteString(&tailWriter{t: lt, w: io.Discard}, tests[1].in+"\n")
+	select {
+	case <-lt.matched:
+	default:
+		t.Error("a coloured line does not match")
+	}
+}

@@ -307,9 +307,11 @@ type lineTail struct {
 	found   bool
 }
 
-// line takes one complete line, without its end.
+// line takes one complete line, without its end, and without the
+// terminal's escape sequences (colours): dev servers colour parts of
+// their "ready" line, and a pattern is written for the text.
 func (t *lineTail) line(b []byte) {
-	b = bytes.TrimSuffix(b, []byte("\r"))
+	b = stripEscapes(bytes.TrimSuffix(b, []byte("\r")))
 	if len(t.last) == tailLines {
 		t.last = append(t.last[:0], t.last[1:]...)
 	}
@@ -393,4 +395,44 @@ func (tw *tailWriter) Write(p []byte) (int, error) {
 	t.partial[tw] = buf
 	t.mu.Unlock()
 	return tw.w.Write(p)
+}
+
+// stripEscapes returns b without ANSI escape sequences: CSI (ESC [ ...
+// a final byte from @ to ~: colours, cursor moves), OSC (ESC ] ... ended
+// by BEL or ESC \\: titles, links) and the others (ESC 7, ESC ( B). A bare
+// \r (a line drawn over) keeps what follows it.
+func stripEscapes(b []byte) []byte {
+	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, '\r') < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '\r':
+			out = out[:0]
+		case c != 0x1b:
+			out = append(out, c)
+		case i+1 < len(b) && b[i+1] == '[':
+			i += 2
+			for i < len(b) && (b[i] < 0x40 || b[i] > 0x7e) {
+				i++
+			}
+		case i+1 < len(b) && b[i+1] == ']':
+			i += 2
+			for i < len(b) && b[i] != 0x07 && !(b[i] == 0x1b && i+1 < len(b) && b[i+1] == '\\') {
+				i++
+			}
+			if i < len(b) && b[i] == 0x1b {
+				i++
+			}
+		default:
+			// ESC, intermediate bytes (ESC ( B), the final byte.
+			i++
+			for i < len(b) && b[i] >= 0x20 && b[i] <= 0x2f {
+				i++
+			}
+		}
+	}
+	return out
 }
