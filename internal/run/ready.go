@@ -399,7 +399,7 @@ func (tw *tailWriter) Write(p []byte) (int, error) {
 
 // stripEscapes returns b without ANSI escape sequences: CSI (ESC [ ...
 // a final byte from @ to ~: colours, cursor moves), OSC (ESC ] ... ended
-// by BEL or ESC \\: titles, links) and the others (ESC 7, ESC ( B). A bare
+// by BEL or ESC \: titles, links) and the others (ESC 7, ESC ( B). A bare
 // \r (a line drawn over) keeps what follows it.
 func stripEscapes(b []byte) []byte {
 	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, '\r') < 0 {
