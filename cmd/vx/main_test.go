@@ -102,6 +102,9 @@ func copyExecutable(dst string) error {
 //	                            exit 1: a task that starts vx, if nothing stops it,
 //	                            fails fast instead of nesting without end
 func vxtest(args []string) int {
+	if code, ok := vxtestServe(args); ok {
+		return code
+	}
 	switch {
 	case len(args) == 3 && args[0] == "bound":
 		n, _ := strconv.Atoi(args[2])
@@ -198,10 +201,12 @@ func TestScript(t *testing.T) {
 			return true, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"watch":   watchScriptCmd,
-			"edit":    editCmd,
-			"replace": replaceCmd,
-			"burst":   burstCmd,
+			"watch":    watchScriptCmd,
+			"edit":     editCmd,
+			"replace":  replaceCmd,
+			"burst":    burstCmd,
+			"freeport": freePortCmd,
+			"alive":    aliveCmd,
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: sleep duration")

@@ -615,6 +615,9 @@ type planTask struct {
 	// absent when none.
 	Timeout string `json:"timeout,omitempty"`
 	Retries int    `json:"retries,omitempty"`
+	// ReadyWhen: for a persistent task others wait for, when they may
+	// start ("port 3000 within 60s"); absent without readyWhen.
+	ReadyWhen string `json:"readyWhen,omitempty"`
 }
 
 // printPlan prints the steps; attempts, when set, says each task's
@@ -627,6 +630,9 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 			Pre: n.Pre, Post: n.Post, Args: s.Args, Argv: s.Argv, DependsOn: []string{}, Env: []string{}, Persistent: n.Config.Persistent, Why: n.Why}
 		for _, d := range n.Deps {
 			t.DependsOn = append(t.DependsOn, d.ID)
+		}
+		if r := n.Config.ReadyWhen; r != nil && n.Config.Persistent {
+			t.ReadyWhen = r.String() + " within " + config.FormatDuration(r.Wait())
 		}
 		for _, kv := range s.Env {
 			k, _, _ := strings.Cut(kv, "=")
@@ -682,6 +688,9 @@ func printPlan(w io.Writer, steps []run.Step, notes []string, tc *run.TaskCache,
 		}
 		if t.Persistent {
 			fmt.Fprintf(w, "   persistent: runs until stopped, beside the --concurrency limit\n")
+		}
+		if t.ReadyWhen != "" {
+			fmt.Fprintf(w, "   ready:   when %s\n", t.ReadyWhen)
 		}
 		if t.Timeout != "" {
 			fmt.Fprintf(w, "   timeout: %s\n", t.Timeout)

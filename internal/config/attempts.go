@@ -91,7 +91,7 @@ func checkAttempts(t Task, name string, n *node) *syntaxError {
 	for _, m := range n.members {
 		switch m.key {
 		case "timeout":
-			return errHint(m.keyOff, `remove it, or "persistent"`, `task %q is persistent: it runs until stopped and takes no "timeout"`, name)
+			return errHint(m.keyOff, `remove it, or "persistent"; how long a server may take to be ready goes in "readyWhen": {..., "timeout": "60s"}`, `task %q is persistent: it runs until stopped and takes no "timeout"`, name)
 		case "retries":
 			return errHint(m.keyOff, `remove it, or "persistent"`, `task %q is persistent: it runs until stopped and is never retried`, name)
 		}

@@ -37,7 +37,7 @@ func init() {
 		{"retries of a persistent task", `{"tasks": {"dev": {"retries": 1, "persistent": true}}}`,
 			`vx.json:1:20: task "dev" is persistent: it runs until stopped and is never retried; remove it, or "persistent"`},
 		{"timeout of a persistent task", `{"tasks": {"dev": {"persistent": true, "timeout": "1m"}}}`,
-			`vx.json:1:40: task "dev" is persistent: it runs until stopped and takes no "timeout"; remove it, or "persistent"`},
+			`vx.json:1:40: task "dev" is persistent: it runs until stopped and takes no "timeout"; remove it, or "persistent"; how long a server may take to be ready goes in "readyWhen": {..., "timeout": "60s"}`},
 		{"timeout misspelt", `{"tasks": {"test": {"timout": "1m"}}}`,
 			`vx.json:1:21: unknown key "timout" in task "test"; did you mean "timeout"?`},
 		{"retries misspelt", `{"tasks": {"test": {"retires": 2}}}`,

@@ -87,9 +87,12 @@ type Task struct {
 	// Define maps variable names to literal values set for the task.
 	Define map[string]string
 	// Persistent marks a task that does not end by itself (a dev server, a
-	// watcher): it starts whatever the concurrency limit, no task may depend
-	// on it, and it is never cached.
+	// watcher): it starts whatever the concurrency limit and it is never
+	// cached. A task that depends on it starts once it is ready (ReadyWhen).
 	Persistent bool
+	// ReadyWhen, for a persistent task, says when the tasks that depend on
+	// it may start; nil: as soon as it has started.
+	ReadyWhen *ReadyWhen
 	// Outputs are the globs of the files the task produces, relative to its
 	// project ("dist/**", "!dist/**/*.map"), without "." and empty elements
 	// ("./dist/**" is read as "dist/**"); nil when absent or [], which
@@ -198,6 +201,7 @@ func (c *Config) TaskFor(project, task string) Task {
 		PassThrough: slices.Clone(t.PassThrough),
 		Define:      maps.Clone(t.Define),
 		Persistent:  t.Persistent,
+		ReadyWhen:   cloneReady(t.ReadyWhen),
 		Outputs:     slices.Clone(t.Outputs),
 		Inputs:      cloneKeepEmpty(t.Inputs),
 		NoCache:     t.NoCache,

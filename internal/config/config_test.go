@@ -412,7 +412,7 @@ var parseErrorCases = []struct {
 	{
 		name: "key from another tool",
 		in:   `{"tasks": {"build": {"executor": "nx:run-script"}}}`,
-		want: `vx.json:1:22: unknown key "executor" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace", "timeout" and "retries"`,
+		want: `vx.json:1:22: unknown key "executor" in task "build"; known keys are "dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace", "timeout", "retries" and "readyWhen"`,
 	},
 	{
 		name: "turbo 1.x's outputMode",

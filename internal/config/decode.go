@@ -16,7 +16,7 @@ import (
 var (
 	topKeys  = []string{"tasks", "remoteCache", "$schema"}
 	rcKeys   = []string{"url", "instance"}
-	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace", "timeout", "retries"}
+	taskKeys = []string{"dependsOn", "env", "persistent", "outputs", "inputs", "cache", "outputLogs", "trace", "timeout", "retries", "readyWhen"}
 	envKeys  = []string{"passThrough", "define"}
 )
 
@@ -111,6 +111,7 @@ func decodeTasks(c *Config, n *node, project bool) *syntaxError {
 
 func decodeTask(name string, n *node) (Task, *syntaxError) {
 	var t Task
+	readyOff := -1
 	if n.kind != kindObject {
 		hint := ""
 		if n.kind == kindArray {
@@ -204,6 +205,12 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 				return t, err
 			}
 			t.Retries = &r
+		case "readyWhen":
+			r, err := decodeReadyWhen(name, m.val)
+			if err != nil {
+				return t, err
+			}
+			t.ReadyWhen, readyOff = r, m.keyOff
 		default:
 			hint := didYouMean(m.key, taskKeys)
 			if hint == "" && didYouMean(m.key, envKeys) != "" {
@@ -217,6 +224,9 @@ func decodeTask(name string, n *node) (Task, *syntaxError) {
 	}
 	if err := checkAttempts(t, name, n); err != nil {
 		return t, err
+	}
+	if t.ReadyWhen != nil && !t.Persistent {
+		return t, errHint(readyOff, `add "persistent": true, or remove "readyWhen"`, `"readyWhen" of task %q is for persistent tasks (dev servers), and the task is not persistent`, name)
 	}
 	return t, nil
 }

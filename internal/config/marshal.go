@@ -46,6 +46,9 @@ func (t Task) value() map[string]any {
 	if t.Persistent {
 		v["persistent"] = true
 	}
+	if t.ReadyWhen != nil {
+		v["readyWhen"] = t.ReadyWhen.value()
+	}
 	if t.Outputs != nil {
 		v["outputs"] = t.Outputs
 	}

@@ -31,6 +31,7 @@ var levels = []level{
 	{"Task", []string{"$defs", "task"}, taskKeys},
 	{"TaskEnv", []string{"$defs", "task", "properties", "env"}, envKeys},
 	{"RemoteCache", []string{"properties", "remoteCache"}, rcKeys},
+	{"ReadyWhen", []string{"$defs", "task", "properties", "readyWhen"}, readyKeys},
 }
 
 // TestTypesAgree: every key of every level is in the types, the schema
@@ -209,6 +210,13 @@ var samples = map[string][2]string{
 	"RemoteCache":            {`{"url": "grpc://x:1"}`, `{"bogus": 1}`},
 	"Duration":               {`"1h30m"`, `"ten minutes"`},
 	"number":                 {`2`, `"2"`},
+	"ReadyWhen":              {`{"port": 3000}`, `{"bogus": 1}`},
+}
+
+// keySamples replace samples for keys whose strings have a form of their own.
+var keySamples = map[string][2]string{
+	"ReadyWhen.url":     {`"http://localhost:3000/health"`, `3000`},
+	"ReadyWhen.timeout": {`"5s"`, `5`},
 }
 
 // probe checks that decode.go accepts a value of the key's type at its
@@ -216,6 +224,9 @@ var samples = map[string][2]string{
 func probe(t *testing.T, iface, key, tsType string) {
 	t.Helper()
 	s, ok := samples[tsType]
+	if ks, found := keySamples[iface+"."+key]; found {
+		s, ok = ks, true
+	}
 	if !ok {
 		t.Errorf("%s.%s: no sample of type %s", iface, key, tsType)
 		return
@@ -224,7 +235,15 @@ func probe(t *testing.T, iface, key, tsType string) {
 		inner := `{"` + key + `": ` + v + `}`
 		switch iface {
 		case "Task":
+			if key == "readyWhen" {
+				inner = `{"persistent": true, "readyWhen": ` + v + `}`
+			}
 			return `{"tasks": {"t": ` + inner + `}}`
+		case "ReadyWhen":
+			if key == "timeout" {
+				inner = `{"port": 1, "timeout": ` + v + `}`
+			}
+			return `{"tasks": {"t": {"persistent": true, "readyWhen": ` + inner + `}}}`
 		case "TaskEnv":
 			return `{"tasks": {"t": {"env": ` + inner + `}}}`
 		case "RemoteCache":

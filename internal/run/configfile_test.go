@@ -27,8 +27,6 @@ func TestMessagesNameConfigFile(t *testing.T) {
 			msgs := map[string]string{}
 			_, err := Plan(ws, parse(`{"tasks": {"build": {"dependsOn": ["build"]}}}`), Selection{Tasks: []string{"build"}, Filters: []string{"a"}})
 			msgs["cycle"] = errString(err)
-			_, err = Plan(ws, parse(`{"tasks": {"build": {"dependsOn": ["dev"]}, "dev": {"persistent": true}}}`), Selection{Tasks: []string{"build"}, Filters: []string{"a"}})
-			msgs["persistent dependency"] = errString(err)
 			cfg := parse(`{"tasks": {"build": {}}}`)
 			lint, err := Task(cfg, ws.Project("a"), "lint")
 			if err != nil {

@@ -250,6 +250,8 @@ func summary(o Outcome, color bool) string {
 	}
 	if o.Stopped > 0 && o.Signal != nil {
 		fmt.Fprintf(&b, ", %d persistent stopped by %s", o.Stopped, SignalName(o.Signal))
+	} else if o.Stopped > 0 {
+		fmt.Fprintf(&b, ", %d persistent stopped once %s dependents were done", o.Stopped, plural(o.Stopped, "its", "their"))
 	} else if o.Signal != nil {
 		fmt.Fprintf(&b, ", stopped by %s", SignalName(o.Signal))
 	}

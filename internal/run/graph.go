@@ -362,10 +362,6 @@ func (p *planner) visit(proj *workspace.Project, task string) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dn.Config.Persistent {
-			return nil, fmt.Errorf("task %q depends on %q, which is persistent: it does not end by itself, so %q would never start; "+
-				"remove the dependency from %s, or run both with vx run and let %q wait for what it needs itself", n.ID, dn.ID, n.ID, n.configFile(), n.ID)
-		}
 		n.Deps = append(n.Deps, dn)
 	}
 	sort.Slice(n.Deps, func(i, j int) bool { return n.Deps[i].ID < n.Deps[j].ID })

@@ -68,6 +68,7 @@ type scheduler struct {
 	busy       int  // slots held: running tasks that are not persistent
 	stopping   bool // no task starts any more
 	results    chan result
+	serve      *serving // the persistent tasks others wait for (ready.go)
 
 	done, kill <-chan struct{} // ctx.Done() and opts.Kill, nil once handled
 	stall      stallTimer
@@ -133,6 +134,7 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 			}
 		}
 	}
+	s.serve = newServing(g, s.dependents)
 	for _, n := range g.Nodes {
 		if s.pending[n.index] == 0 {
 			s.ready = append(s.ready, n)
@@ -183,7 +185,9 @@ func (s *scheduler) start(n *Node) {
 	if s.restore(n, &spec, closer) {
 		return
 	}
+	s.serve.wrap(n, &spec)
 	s.spawn(n, spec, closer, shown)
+	s.beginReady(n)
 }
 
 // spec is what n's process gets: its script, directory and environment,
@@ -261,7 +265,7 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 // that cannot start ends at once with exit code 127, unless the run was
 // stopped meanwhile: then it did not start.
 func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Writer) {
-	p, err := startAttempts(s.ctx, n, spec, policyOf(n, s.opts.Timeout, s.opts.Retries), s.attemptLog(n, shown), s.opts.Cache)
+	p, err := startAttempts(s.serve.taskCtx(s.ctx, n), n, spec, policyOf(n, s.opts.Timeout, s.opts.Retries), s.attemptLog(n, shown), s.opts.Cache)
 	if err != nil && s.ctx.Err() != nil {
 		s.out.Started--
 		s.out.Tasks[n.index].Start = time.Time{}
@@ -347,6 +351,8 @@ func (s *scheduler) wait() {
 		fmt.Fprintln(s.stderr, stallMessage(s.running, s.ready, s.opts.Concurrency, s.stall.wait()))
 	case r := <-s.results:
 		s.ended(r)
+	case ev := <-s.serve.events:
+		s.readyEvent(ev)
 	case <-s.done:
 		s.done = nil
 		s.stopping = true
@@ -371,6 +377,7 @@ func killAll(running map[*Node]process) {
 // the dependents start (or, after a failure, marks them blocked).
 func (s *scheduler) ended(r result) {
 	n := r.n
+	released := s.endedServer(&r)
 	delete(s.running, n)
 	if !n.Config.Persistent {
 		s.busy--
@@ -389,7 +396,10 @@ func (s *scheduler) ended(r result) {
 	if s.opts.Observer != nil {
 		s.opts.Observer.TaskEnded(s.out.Tasks[n.index])
 	}
-	s.release(n, failed)
+	if !released {
+		s.release(n, failed)
+	}
+	s.afterEnd(n, failed)
 }
 
 // record writes r into the outcome and reports a failure.
@@ -408,6 +418,7 @@ func (s *scheduler) record(r result, failed bool) {
 	// A persistent task ended by the interrupt that stopped the run did
 	// what it is for: it was stopped, it did not fail.
 	stopped := failed && s.ctx.Err() != nil && r.n.Config.Persistent && r.err == nil
+	stopped = stopped || s.stoppedByVx(r.n) && r.err == nil // its dependents were done
 	switch {
 	case stopped:
 		tr.Status = "stopped"

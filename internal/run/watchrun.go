@@ -182,6 +182,7 @@ type watchRun struct {
 	changes    <-chan watch.Batch
 	closing    []*TaskCache        // caches no task uses any more, to close when the tasks are idle
 	live       map[*waveCache]bool // caches tasks still use
+	srv        *watchServing       // the persistent tasks others wait for (watchready.go)
 
 	// round holds what became of each task since the tasks were last
 	// idle ("succeeded", "cached", "failed", "skipped"; "" while it waits
@@ -220,6 +221,7 @@ func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
 		}
 	}
 	w.width = prefixWidth(ids)
+	w.srv = newWatchServing(g, w.dependents)
 	w.done, w.kill = w.ctx.Done(), o.Kill
 	return w
 }
@@ -315,6 +317,11 @@ func (w *watchRun) startReady() {
 				continue
 			}
 			ds := &w.state[d.index]
+			if d.Config.Persistent { // a server: wait until it is ready
+				r, b := w.serverState(d)
+				ready, blocked = ready && r, blocked || b
+				continue
+			}
 			if _, running := w.running[d]; running || ds.waiting {
 				ready = false
 			} else if !ds.ok {
@@ -386,6 +393,7 @@ func (w *watchRun) start(n *Node) {
 			return
 		}
 	}
+	w.srv.wrap(n, &spec)
 	ctx, cancel := context.WithCancelCause(w.ctx)
 	st.cancel = cancel
 	p, err := startAttempts(ctx, n, spec, policyOf(n, w.o.Timeout, w.o.Retries), e, tc)
@@ -396,6 +404,7 @@ func (w *watchRun) start(n *Node) {
 		return
 	}
 	w.running[n] = p
+	w.srv.begin(n, ctx)
 	go func() {
 		res, err := p.Wait()
 		if traced && res.Trace != nil && ctx.Err() == nil {
@@ -416,6 +425,8 @@ func (w *watchRun) wait() {
 	select {
 	case r := <-w.results:
 		w.ended(r)
+	case ev := <-w.srv.events:
+		w.readyEvent(ev)
 	case b, ok := <-changes:
 		if !ok {
 			w.changes = nil
@@ -452,6 +463,7 @@ func (w *watchRun) wait() {
 
 // ended records the end of r's task.
 func (w *watchRun) ended(r result) {
+	w.serverEnded(&r)
 	n := r.n
 	st := &w.state[n.index]
 	delete(w.running, n)
@@ -580,7 +592,7 @@ func (w *watchRun) checkPersistent(n *Node) {
 			}
 		case !reflect.DeepEqual(ps.deps, w.depOutputs(p)):
 			fmt.Fprintf(w.stderr, "vx: %s: restarting: %s\n", quote.Name(p.ID), changedDeps(p, ps.deps, w.depOutputs(p)))
-			w.later([]*Node{p})
+			w.later(append([]*Node{p}, w.restartDependents(p)...)) // they run again once it is ready
 		}
 	}
 }

@@ -40,10 +40,16 @@ export interface Task {
   /** The variables the task sees on top of the essentials. */
   env?: TaskEnv;
   /**
-   * The task does not end by itself (a dev server, a watcher): it starts whatever --concurrency says, no task
-   * may depend on it, and it is never cached.
+   * The task does not end by itself (a dev server, a watcher): it starts whatever --concurrency says and it is
+   * never cached. A task that depends on it starts once it is ready (readyWhen), and it is stopped once those
+   * tasks are done unless it was asked for itself.
    */
   persistent?: boolean;
+  /**
+   * For a persistent task: when the tasks that depend on it may start. Without it, they start as soon as it has
+   * started.
+   */
+  readyWhen?: ReadyWhen;
   /**
    * Globs of the files the task produces, relative to the project ("dist/**", "!dist/**\/*.map"): what a cache
    * hit restores. [] = no files, only the logs are cached.
@@ -82,6 +88,20 @@ export interface Task {
 
 /** A Go duration: a number and a unit (ns, us, ms, s, m, h), repeated: "90s", "10m", "1h30m", "1.5s". */
 export type Duration = string;
+
+/**
+ * When a persistent task is ready: exactly one of lineMatches, port or url, and an optional timeout.
+ */
+export interface ReadyWhen {
+  /** A regular expression (Go RE2 syntax): ready once a line of the task's output (stdout or stderr) matches. */
+  lineMatches?: string;
+  /** Ready once a TCP connection to this port on localhost (127.0.0.1 or ::1) succeeds. */
+  port?: number;
+  /** Ready once an HTTP GET of this plain http:// URL answers 2xx or 3xx (https is not supported). */
+  url?: string;
+  /** How long the task has to become ready, a Go duration such as "30s" or "2m"; default 60s. */
+  timeout?: Duration;
+}
 
 /** The values of a task's outputLogs, and of vx run --output-logs (turbo's modes). */
 export type OutputLogs = "full" | "hash-only" | "new-only" | "errors-only" | "none";
