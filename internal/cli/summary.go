@@ -73,15 +73,15 @@ type taskSummary struct {
 	Signal     string     `json:"signal,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	Cache      string     `json:"cache"` // hit, remote-hit, miss, or off (not asked)
+	// MissReason: why a task missed the cache, what changed since its last
+	// entry (as vx why says it, without following dependencies).
+	MissReason *missReason `json:"missReason,omitempty"`
 	// Attempts: how many times the task ran (absent when it did not run);
 	// Flaky: it passed after a failed attempt; TimedOut: its last attempt
 	// ran longer than its timeout.
 	Attempts int  `json:"attempts,omitempty"`
 	Flaky    bool `json:"flaky"`
 	TimedOut bool `json:"timedOut,omitempty"`
-	// MissReason: why a task missed the cache, what changed since its last
-	// entry (as vx why says it, without following dependencies).
-	MissReason *missReason `json:"missReason,omitempty"`
 }
 
 type missReason struct {

@@ -810,18 +810,18 @@ func (w *watchRun) roundOutcome() Outcome {
 	return o
 }
 
-// endRound prints the summary of the tasks run since the tasks were last
-// idle, and closes the caches no task uses any more.
+// endRound closes the caches no task uses any more, which waits for the
+// round's entries to be stored, and then prints the summary of the tasks
+// run since the tasks were last idle: once vx says it is watching, a save
+// can no longer be taken for a change made while a task ran.
 func (w *watchRun) endRound() {
+	w.closeCaches()
 	o := w.roundOutcome()
 	w.round = nil
 	if o.Total > 0 {
 		w.observeRound(o)
-	}
-	if o.Total > 0 {
 		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(o, w.o.Color))
 	}
-	w.closeCaches()
 }
 
 func (w *watchRun) closeCaches() {
