@@ -318,7 +318,7 @@ func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
 		if rel, in := projectRel(t.RelDir, l); in {
 			glob = rel
 		}
-		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; leave it out of the task's inputs (%s) and name the files it leads to (\"//<their directory>/**\"), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
+		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; make the files it leads to inputs of the task too (\"//<their directory>/**\") or leave it out (%s), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
 	}
 	c.warnUnmatchedInputs(t, files)
 	return Inputs{files, c.inputLines(t, files), snap}, nil
@@ -411,19 +411,62 @@ func linkedDir(root, rel string) string {
 }
 
 // linkToDir returns the first of files that is a symbolic link (git's
-// mode 120000, or one on the disk) to a directory, or "". Git and vx's walk
-// list such a link as one file whose content is its target's text, so an
-// edit behind it would not change the key.
+// mode 120000, or one on the disk) to a directory some of whose files are
+// not inputs of the task, or "". Git and vx's walk list such a link as one
+// file whose content is its target's text, so an edit behind it would not
+// change the key unless the files behind it are in the key by their own
+// paths.
 func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
+	var in map[string]bool
 	for _, f := range files {
 		if st, ok := snap.get(f.Path); !ok || !st.link {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(c.opts.Root, filepath.FromSlash(f.Path))); err == nil && fi.IsDir() {
+		abs := filepath.Join(c.opts.Root, filepath.FromSlash(f.Path))
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			continue
+		}
+		if in == nil {
+			in = make(map[string]bool, len(files))
+			for _, f := range files {
+				in[f.Path] = true
+			}
+		}
+		if !c.linkCovered(snap, abs, in) {
 			return f.Path
 		}
 	}
 	return ""
+}
+
+// linkCovered reports whether the directory the link at abs leads to is in
+// the workspace, scanned in snap, and holds no file that is not among the
+// task's inputs (in): then the key holds the link (its target's text) and,
+// by their own paths, every file a task can read through it, as in
+// vite's fixtures ("link" -> "real" beside it).
+func (c *Cache) linkCovered(snap *snapshot, abs string, in map[string]bool) bool {
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	root, err := filepath.EvalSymlinks(c.opts.Root)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return false // outside the workspace
+	}
+	rel = filepath.ToSlash(rel)
+	if snap.dirs != nil && (rel == "." || !underAny(rel, snap.dirs)) {
+		return false // not all of it scanned
+	}
+	for _, p := range snap.under(rel) {
+		if !in[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // inputFilesOf returns t's input files: those of snap, and those git

@@ -57,6 +57,7 @@ type snapshot struct {
 	states []fileState // states[i] is the state of paths[i]
 	git    bool
 	taken  time.Time // when the scan started: a file it does not list and that was not written since is one git ignores
+	dirs   []string  // the directories scanned, nil for the whole workspace
 }
 
 // newSnapshot returns the snapshot of the files in m.
@@ -171,7 +172,7 @@ func (sc *scanner) scan(dirs []string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap.taken = taken
+	snap.taken, snap.dirs = taken, dirs
 	return snap, nil
 }
 
