@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -417,7 +418,6 @@ func linkedDir(root, rel string) string {
 // change the key unless the files behind it are in the key by their own
 // paths.
 func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
-	var in map[string]bool
 	for _, f := range files {
 		if st, ok := snap.get(f.Path); !ok || !st.link {
 			continue
@@ -426,13 +426,7 @@ func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			continue
 		}
-		if in == nil {
-			in = make(map[string]bool, len(files))
-			for _, f := range files {
-				in[f.Path] = true
-			}
-		}
-		if !c.linkCovered(snap, abs, in) {
+		if !c.linkCovered(snap, abs, files) {
 			return f.Path
 		}
 	}
@@ -441,10 +435,10 @@ func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
 
 // linkCovered reports whether the directory the link at abs leads to is in
 // the workspace, scanned in snap, and holds no file that is not among the
-// task's inputs (in): then the key holds the link (its target's text) and,
-// by their own paths, every file a task can read through it, as in
-// vite's fixtures ("link" -> "real" beside it).
-func (c *Cache) linkCovered(snap *snapshot, abs string, in map[string]bool) bool {
+// task's inputs (files, sorted by path): then the key holds the link (its
+// target's text) and, by their own paths, every file a task can read
+// through it, as in vite's fixtures ("link" -> "real" beside it).
+func (c *Cache) linkCovered(snap *snapshot, abs string, files []InputFile) bool {
 	target, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return false
@@ -462,7 +456,7 @@ func (c *Cache) linkCovered(snap *snapshot, abs string, in map[string]bool) bool
 		return false // not all of it scanned
 	}
 	for _, p := range snap.under(rel) {
-		if !in[p] {
+		if _, ok := slices.BinarySearchFunc(files, p, func(f InputFile, p string) int { return strings.Compare(f.Path, p) }); !ok {
 			return false
 		}
 	}
