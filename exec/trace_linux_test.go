@@ -379,3 +379,20 @@ func TestTraceShimProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceArgvIsTheTasks: a traced task's Argv is what an untraced one's
+// is, without the shim in front.
+func TestTraceArgvIsTheTasks(t *testing.T) {
+	self, _ := os.Executable()
+	spec := Spec{Script: "true", Dir: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}}
+	_, want, err := Resolve(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.TraceShim = self
+	p := startT(t, spec)
+	waitWithin(t, p)
+	if diff := cmp.Diff(want, p.Argv()); diff != "" {
+		t.Errorf("Argv() (-want +got):\n%s", diff)
+	}
+}
