@@ -9,11 +9,15 @@
 #   no-op    BENCH_TRACE_N (100) projects whose build is `true`, every run
 #            with an empty store
 #
-# Each pair is measured by hyperfine in one invocation (interleaved runs,
-# the store removed before each): the median wall time and the mean CPU time
-# (user + system, vx and its tasks), and the traced ÷ untraced ratios. On a
-# loaded machine the CPU ratio is the steadier figure.
-# Goal (issue 31): at most 1.3x on the tsc build. Nothing is asserted.
+# Each pair is measured by hyperfine, interleaved (round by round, one run
+# of each, the store removed before each run): the median wall time and the
+# mean CPU time (user + system, vx and its tasks), and the traced ÷
+# untraced ratios. On a loaded machine the CPU ratio is the steadier
+# figure. BENCH_TRACE_BEFORE=<git revision> also builds vx at that revision
+# and measures its traced run in the same rounds ("before" columns: wall,
+# CPU, and their ratios to this untraced run), to show a change to tracing
+# side by side. Goal (issue 31): at most 1.3x on the tsc build and on the
+# no-op run. Nothing is asserted.
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -31,6 +35,12 @@ tsc=$(command -v tsc || true)
 rm -rf "$dir" && mkdir -p "$dir"
 vx=$dir/vx
 CGO_ENABLED=0 go build -trimpath -o "$vx" ./cmd/vx
+before=${BENCH_TRACE_BEFORE:-}
+if [ -n "$before" ]; then
+	mkdir -p "$dir/before-src"
+	git archive "$before" | tar -x -C "$dir/before-src"
+	(cd "$dir/before-src" && CGO_ENABLED=0 go build -trimpath -o "$dir/vx-before" ./cmd/vx)
+fi
 
 # tsc: one project, a chain of modules that import each other.
 ws=$dir/tsc
@@ -61,21 +71,53 @@ done
 (cd "$ws2" && git init -q && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
 
 measure() { # name workspace
-	local name=$1 w=$2 json=$dir/$1.json
-	hyperfine -w 1 -r "$runs" --export-json "$json" \
-		--prepare "rm -rf $w/node_modules/.cache/vx $w/app/dist" \
-		-n untraced "cd $w && $vx run build" \
-		-n traced "cd $w && $vx run build --trace" >&2
+	local name=$1 w=$2 out=$dir/$1 i c
+	local names=(untraced traced) cmds=("cd $w && $vx run build" "cd $w && $vx run build --trace")
+	if [ -n "$before" ]; then
+		names+=(before) cmds+=("cd $w && $dir/vx-before run build --trace")
+	fi
+	rm -rf "$out" && mkdir -p "$out"
+	# Interleaved: round by round, one run of each command, in turn forwards
+	# and backwards, so that the machine's load drifts over all alike.
+	# Round 0 warms up and is not counted.
+	for i in $(seq 0 "$runs"); do
+		local order=$(seq 0 $((${#names[@]} - 1)))
+		[ $((i % 2)) = 0 ] || order=$(echo "$order" | tac)
+		for c in $order; do
+			hyperfine -r 1 -w 0 -N --export-json "$out/$i-${names[c]}.json" \
+				--prepare "rm -rf $w/node_modules/.cache/vx $w/app/dist" \
+				-n "${names[c]}" "bash -c '${cmds[c]}'" >/dev/null 2>&1
+		done
+	done
 	node -e '
-		const r = require(process.argv[1]).results;
-		const m = Object.fromEntries(r.map(x => [x.command, x.median]));
-		// hyperfine 1.15 gives the mean user and system times as numbers.
-		const cpu = Object.fromEntries(r.map(x => [x.command, x.user + x.system]));
+		const fs = require("fs"), dir = process.argv[1];
+		const runs = {};
+		for (const f of fs.readdirSync(dir)) {
+			if (f.startsWith("0-")) continue; // the warm-up round
+			const r = JSON.parse(fs.readFileSync(dir + "/" + f)).results[0];
+			(runs[r.command] ??= []).push({ wall: r.times[0], cpu: r.user + r.system });
+		}
+		const median = a => { a = [...a].sort((x, y) => x - y); const h = a.length >> 1; return a.length % 2 ? a[h] : (a[h - 1] + a[h]) / 2; };
+		const m = {}, cpu = {};
+		for (const [k, v] of Object.entries(runs)) {
+			m[k] = median(v.map(x => x.wall));
+			cpu[k] = v.reduce((s, x) => s + x.cpu, 0) / v.length;
+		}
 		const ms = s => (s * 1000).toFixed(0) + " ms";
-		console.log(`| ${process.argv[2]} | ${ms(m.untraced)} | ${ms(m.traced)} | ${(m.traced / m.untraced).toFixed(2)}x | ${ms(cpu.untraced)} | ${ms(cpu.traced)} | ${(cpu.traced / cpu.untraced).toFixed(2)}x |`);
-	' "$json" "$name"
+		const x = (a, b) => (a / b).toFixed(2) + "x";
+		let row = `| ${process.argv[2]} | ${ms(m.untraced)} | ${ms(m.traced)} | ${x(m.traced, m.untraced)} | ${ms(cpu.untraced)} | ${ms(cpu.traced)} | ${x(cpu.traced, cpu.untraced)} |`;
+		if (m.before) row += ` ${ms(m.before)} | ${x(m.before, m.untraced)} | ${ms(cpu.before)} | ${x(cpu.before, cpu.untraced)} |`;
+		console.log(row);
+	' "$out" "$name"
 }
-echo "| workspace | wall untraced | wall traced | ratio | CPU untraced | CPU traced | ratio |"
-echo "|---|---|---|---|---|---|---|"
+echo "load average before: $(cut -d" " -f1-3 /proc/loadavg)"
+if [ -n "$before" ]; then
+	echo "| workspace | wall untraced | wall traced | ratio | CPU untraced | CPU traced | ratio | wall traced before | ratio | CPU traced before | ratio |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+else
+	echo "| workspace | wall untraced | wall traced | ratio | CPU untraced | CPU traced | ratio |"
+	echo "|---|---|---|---|---|---|---|"
+fi
 measure "tsc build, $files files" "$ws"
 measure "$n no-op tasks" "$ws2"
+echo "load average after: $(cut -d" " -f1-3 /proc/loadavg)"

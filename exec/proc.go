@@ -57,12 +57,14 @@ type Spec struct {
 	// Shells, when not nil, remembers the files checked while looking for
 	// the shell; a run shares one across its tasks (see [ShellCache]).
 	Shells *ShellCache
-	// TraceShim, when not empty, traces the task: it is the path of a
+	// TraceShim, when not empty, traces the task: the task's program is
+	// started through a shim so that every process of its tree is
+	// observed, and [Result.Trace] says what they did with files. The
+	// shim is a few hundred bytes of machine code Start keeps in a sealed
+	// memory file; where that cannot run, it is TraceShim: the path of a
 	// program that calls [RunTraceShim] when its first argument is
-	// [TraceShimArg] (vx itself), through which the task's program is
-	// started so that every process of its tree is observed, and
-	// [Result.Trace] says what they did with files. Linux (amd64, arm64)
-	// only: elsewhere Start returns [ErrTraceUnsupported].
+	// [TraceShimArg] (vx itself). Linux (amd64, arm64) only: elsewhere
+	// Start returns [ErrTraceUnsupported].
 	TraceShim string
 }
 
@@ -334,9 +336,13 @@ func (spec Spec) what() string {
 }
 
 // Argv returns what was started: the program found in the task's PATH (the
-// shell) and its arguments.
+// shell) and its arguments (traced, not the shim in front of them).
 func (p *Process) Argv() []string {
-	return append([]string(nil), p.cmd.Args...)
+	args := p.cmd.Args
+	if p.tracer != nil {
+		args = args[3:] // the shim, TraceShimArg, the program's path
+	}
+	return append([]string(nil), args...)
 }
 
 // watch ends the tree when ctx is done: the polite signal, then Kill after

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,11 +35,14 @@ import (
 // sysPath says where a traced system call keeps its path: the index of its
 // dirfd argument (-1: relative to the cwd), of its path argument, of its
 // open flags (-1: none, the access is op; flagsOpenHow: openat2's struct),
-// and for rename and link the second path, made (path2 0: none).
+// for rename and link the second path, made (path2 0: none), and for the
+// stat calls that take AT_EMPTY_PATH the index of that flags argument
+// (fdFlags 0: none).
 type sysPath struct {
 	dirfd, path, flags int
 	op                 Access
 	dirfd2, path2      int
+	fdFlags            int
 }
 
 const flagsOpenHow = -2
@@ -66,21 +71,30 @@ type seccompNotifResp struct {
 
 // traceFilter is the BPF program of the filter: every system call of
 // another architecture (or x32) and every one of traceSyscalls goes to the
-// listener, the rest is allowed.
+// listener, the rest is allowed, and so is a stat call given
+// AT_EMPTY_PATH: glibc's and libuv's fstat, a look at a descriptor the
+// process holds, which the trace does not record (it is nearly half of the
+// calls a program's start makes). Such a call that also names a path is
+// not seen: a stat is never a read.
 func traceFilter() []unix.SockFilter {
 	nrs := make([]uint32, 0, len(traceSyscalls))
 	for nr := range traceSyscalls {
 		nrs = append(nrs, nr)
 	}
+	slices.Sort(nrs)
 	n := len(nrs)
 	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
 	)
 	// 0 ld arch; 1 jeq native ? 3 : 2; 2 ret notify; 3 ld nr; 4 jge x32;
-	// 5.. jeq nr each; 5+n ret allow; 6+n ret notify.
+	// 5.. jeq nr each (to notify, or to its AT_EMPTY_PATH check); 5+n ret
+	// allow; 6+n ret notify; 7+n.. each check: ld flags; jset
+	// AT_EMPTY_PATH ? allow : notify; ret allow; ret notify (BPF jumps
+	// only forward).
 	prog := []unix.SockFilter{
 		{Code: ld, K: 4},
 		{Code: jeq, Jt: 1, Jf: 0, K: traceArch},
@@ -92,18 +106,40 @@ func traceFilter() []unix.SockFilter {
 		x32 = 0xffffffff // never reached by a real number
 	}
 	prog = append(prog, unix.SockFilter{Code: jge, Jt: uint8(n + 1), K: x32})
+	var checks []unix.SockFilter
 	for i, nr := range nrs {
-		prog = append(prog, unix.SockFilter{Code: jeq, Jt: uint8(n - i), K: nr})
+		at, notify := 5+i, 6+n
+		if a := traceSyscalls[nr].fdFlags; a != 0 {
+			notify = 7 + n + len(checks)
+			// seccomp_data: nr, arch, ip, then the arguments, 8 bytes
+			// each; the flags are the low (first, little-endian) half.
+			checks = append(checks,
+				unix.SockFilter{Code: ld, K: uint32(16 + 8*a)},
+				unix.SockFilter{Code: jset, Jt: 0, Jf: 1, K: unix.AT_EMPTY_PATH},
+				unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+				unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
+		}
+		prog = append(prog, unix.SockFilter{Code: jeq, Jt: uint8(notify - at - 1), K: nr})
 	}
-	return append(prog,
+	prog = append(prog,
 		unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW},
 		unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
+	return append(prog, checks...)
 }
 
-// RunTraceShim is the trace shim: vx started with [TraceShimArg] by a
+// traceFilterBytes is traceFilter as the kernel reads it (struct
+// sock_filter[]), which vx hands the shim.
+var traceFilterBytes = sync.OnceValue(func() []byte {
+	f := traceFilter()
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), len(f)*int(unsafe.Sizeof(f[0])))...)
+})
+
+// RunTraceShim is the trace shim when vx runs it (see traceshim_linux.go
+// for the one that usually does): vx started with [TraceShimArg] by a
 // traced [Start]. args are the program to run and its argv (argv[0]
-// first), env its environment; descriptor 3 is the socket to hand the
-// listener to vx through. It returns only when it cannot run the program.
+// first), env its environment; descriptor 3 is the socket on which vx has
+// written the filter (struct sock_filter[]) and through which the shim
+// hands vx the listener. It returns only when it cannot run the program.
 func RunTraceShim(args []string, env []string) int {
 	const sock = 3
 	fail := func(err error) int {
@@ -111,23 +147,33 @@ func RunTraceShim(args []string, env []string) int {
 		fmt.Fprintf(os.Stderr, "vx: trace: %v\n", err)
 		return 127
 	}
-	if len(args) < 2 {
-		return fail(errors.New("the trace shim needs a program and its argv"))
-	}
 	// The filter is installed on this thread only; execve from the same
 	// thread makes it the whole process's.
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("no_new_privs: %w", err))
 	}
-	filter := traceFilter()
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	var filter [512]unix.SockFilter
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&filter[0])), len(filter)*int(unsafe.Sizeof(filter[0])))
+	n, err := unix.Read(sock, buf)
+	for err == unix.EINTR {
+		n, err = unix.Read(sock, buf)
+	}
+	// The filter is read first: a socket closed with unread data resets
+	// its peer, which would then not read why.
+	if len(args) < 2 {
+		return fail(errors.New("the trace shim needs a program and its argv"))
+	}
+	if n < int(unsafe.Sizeof(filter[0])) {
+		return fail(errors.New("the trace shim got no filter"))
+	}
+	prog := unix.SockFprog{Len: uint16(n / int(unsafe.Sizeof(filter[0]))), Filter: &filter[0]}
 	fd, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
 		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
 	if errno != 0 {
 		return fail(fmt.Errorf("seccomp user notification is not available here: %w", errno))
 	}
-	err := unix.Sendmsg(sock, []byte("ok"), unix.UnixRights(int(fd)), nil, 0)
+	err = unix.Sendmsg(sock, []byte("ok"), unix.UnixRights(int(fd)), nil, 0)
 	for err == unix.EINTR {
 		err = unix.Sendmsg(sock, []byte("ok"), unix.UnixRights(int(fd)), nil, 0)
 	}
@@ -150,6 +196,7 @@ type tracer struct {
 	done     chan struct{}
 	trace    Trace
 	buf      []byte
+	calls    int // notified calls answered
 }
 
 // traceSetup makes p start its program through the shim.
@@ -158,10 +205,20 @@ func (p *Process) traceSetup(spec Spec) error {
 	if err != nil {
 		return fmt.Errorf("exec: trace: %w", err)
 	}
+	// The filter waits in the socket for the shim to read it.
+	if _, err := unix.Write(fds[0], traceFilterBytes()); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return fmt.Errorf("exec: trace: %w", err)
+	}
 	parent, child := os.NewFile(uintptr(fds[0]), "trace"), os.NewFile(uintptr(fds[1]), "trace-shim")
 	p.tracer = &tracer{sock: parent, listener: -1, wakeR: -1, wakeW: -1}
-	p.cmd.Args = append([]string{spec.TraceShim, TraceShimArg, p.cmd.Path}, p.cmd.Args...)
-	p.cmd.Path = spec.TraceShim
+	shim := fastTraceShim()
+	if shim == "" {
+		shim = spec.TraceShim
+	}
+	p.cmd.Args = append([]string{shim, TraceShimArg, p.cmd.Path}, p.cmd.Args...)
+	p.cmd.Path = shim
 	p.cmd.ExtraFiles = []*os.File{child}
 	p.closers = append(p.closers, child)
 	return nil
@@ -229,6 +286,7 @@ func (t *tracer) loop() {
 			if ioctl(t.listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)) != nil {
 				continue // the caller died before its call was read
 			}
+			t.calls++
 			t.handle(&n)
 			resp := seccompNotifResp{ID: n.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 			ioctl(t.listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))

@@ -20,8 +20,8 @@ var traceSyscalls = map[uint32]sysPath{
 	unix.SYS_EXECVEAT:   {dirfd: 0, path: 1, flags: -1, op: Exec},
 	unix.SYS_STAT:       {dirfd: -1, path: 0, flags: -1, op: Stat},
 	unix.SYS_LSTAT:      {dirfd: -1, path: 0, flags: -1, op: Stat},
-	unix.SYS_NEWFSTATAT: {dirfd: 0, path: 1, flags: -1, op: Stat},
-	unix.SYS_STATX:      {dirfd: 0, path: 1, flags: -1, op: Stat},
+	unix.SYS_NEWFSTATAT: {dirfd: 0, path: 1, flags: -1, op: Stat, fdFlags: 3},
+	unix.SYS_STATX:      {dirfd: 0, path: 1, flags: -1, op: Stat, fdFlags: 2},
 	unix.SYS_ACCESS:     {dirfd: -1, path: 0, flags: -1, op: Stat},
 	unix.SYS_FACCESSAT:  {dirfd: 0, path: 1, flags: -1, op: Stat},
 	unix.SYS_FACCESSAT2: {dirfd: 0, path: 1, flags: -1, op: Stat},
@@ -41,3 +41,6 @@ var traceSyscalls = map[uint32]sysPath{
 	unix.SYS_SYMLINKAT:  {dirfd: 1, path: 2, flags: -1, op: Write},
 	unix.SYS_TRUNCATE:   {dirfd: -1, path: 0, flags: -1, op: Write},
 }
+
+// traceShimMachine is the ELF machine of traceShimCode: EM_X86_64.
+const traceShimMachine = 62

@@ -15,8 +15,8 @@ var traceSyscalls = map[uint32]sysPath{
 	unix.SYS_OPENAT2:    {dirfd: 0, path: 1, flags: flagsOpenHow},
 	unix.SYS_EXECVE:     {dirfd: -1, path: 0, flags: -1, op: Exec},
 	unix.SYS_EXECVEAT:   {dirfd: 0, path: 1, flags: -1, op: Exec},
-	unix.SYS_NEWFSTATAT: {dirfd: 0, path: 1, flags: -1, op: Stat},
-	unix.SYS_STATX:      {dirfd: 0, path: 1, flags: -1, op: Stat},
+	unix.SYS_NEWFSTATAT: {dirfd: 0, path: 1, flags: -1, op: Stat, fdFlags: 3},
+	unix.SYS_STATX:      {dirfd: 0, path: 1, flags: -1, op: Stat, fdFlags: 2},
 	unix.SYS_FACCESSAT:  {dirfd: 0, path: 1, flags: -1, op: Stat},
 	unix.SYS_FACCESSAT2: {dirfd: 0, path: 1, flags: -1, op: Stat},
 	unix.SYS_READLINKAT: {dirfd: 0, path: 1, flags: -1, op: Stat},
@@ -28,3 +28,6 @@ var traceSyscalls = map[uint32]sysPath{
 	unix.SYS_SYMLINKAT:  {dirfd: 1, path: 2, flags: -1, op: Write},
 	unix.SYS_TRUNCATE:   {dirfd: -1, path: 0, flags: -1, op: Write},
 }
+
+// traceShimMachine is the ELF machine of traceShimCode: EM_AARCH64.
+const traceShimMachine = 183

@@ -3,16 +3,20 @@
 package exec
 
 import (
+	"bytes"
 	"context"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -221,5 +225,174 @@ func TestTraceManyAtOnce(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// BenchmarkStartWaitTraced is BenchmarkStartWait traced: the fixed cost
+// tracing adds to a task (the shim's start, the calls of sh's own start).
+func BenchmarkStartWaitTraced(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	var out strings.Builder
+	for b.Loop() {
+		p, err := Start(context.Background(), Spec{Script: "true", Env: env, Stdout: &out, Stderr: &out, TraceShim: self})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := p.Wait(); err != nil || res.ExitCode != 0 {
+			b.Fatalf("Wait() = %+v, %v", res, err)
+		}
+	}
+}
+
+func init() {
+	// fdstat: looks at descriptor 0 n times with newfstatat and statx
+	// given AT_EMPTY_PATH, as glibc's and libuv's fstat do.
+	registerHelper("trace-fdstat", func(args []string) int {
+		n, _ := strconv.Atoi(args[0])
+		for range n {
+			var st unix.Stat_t
+			var stx unix.Statx_t
+			if unix.Fstatat(0, "", &st, unix.AT_EMPTY_PATH) != nil || unix.Statx(0, "", unix.AT_EMPTY_PATH, unix.STATX_BASIC_STATS, &stx) != nil {
+				return 1
+			}
+		}
+		return 0
+	})
+}
+
+// TestTraceFdStatIsNotNotified: a stat of a descriptor (AT_EMPTY_PATH)
+// does not stop the process for vx, and a stat of a path still does.
+func TestTraceFdStatIsNotNotified(t *testing.T) {
+	self, _ := os.Executable()
+	dir := traceDir(t, "a")
+	const n = 200
+	p := startT(t, Spec{Script: self + " " + strconv.Itoa(n) + " && test -e a", Dir: dir,
+		Env: []string{"PATH=" + os.Getenv("PATH"), helperEnv + "=trace-fdstat"}, TraceShim: self})
+	res, err := waitWithin(t, p)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exit %d, %v", res.ExitCode, err)
+	}
+	if p.tracer.calls >= n {
+		t.Errorf("%d notified calls for %d stats of a descriptor and a program's start: want them not notified", p.tracer.calls, 2*n)
+	}
+	if res.Trace.Files[filepath.Join(dir, "a")]&Stat == 0 {
+		t.Errorf("the stat of a path was not seen: %v", res.Trace.Files)
+	}
+}
+
+// TestTraceShimFallback: where the machine-code shim cannot be used, vx
+// itself is the shim, and sees the same.
+func TestTraceShimFallback(t *testing.T) {
+	traceFastShim = false
+	t.Cleanup(func() { traceFastShim = true })
+	dir := traceDir(t, "a")
+	got, _ := traced(t, dir, "cat a >/dev/null")
+	if got["a"]&Read == 0 {
+		t.Errorf("a: not seen read through vx's own shim (got %v)", got)
+	}
+}
+
+// TestTraceShimIsMachineCode: on Linux the shim is the few hundred bytes
+// of traceShimCode, not vx started again.
+func TestTraceShimIsMachineCode(t *testing.T) {
+	if fastTraceShim() == "" {
+		t.Fatalf("the machine-code shim cannot be used here: %v", fastShim.err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(traceShimELF(traceShimCode, traceShimMachine)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Type != elf.ET_EXEC || f.Machine != elf.Machine(traceShimMachine) || len(f.Progs) != 2 ||
+		f.Entry != f.Progs[0].Vaddr+64+2*56 || f.Progs[0].Filesz != uint64(64+2*56+len(traceShimCode)) {
+		t.Errorf("ELF header: %+v, programs %+v", f.FileHeader, f.Progs)
+	}
+}
+
+// TestTraceShimProtocol: both shims, the machine code and vx's own, speak
+// the same to vx on descriptor 3: "err:<what>" and exit 127 when they
+// cannot trace; "ok" with the listener, then the program, whose failure
+// to start is a line on stderr and exit 127.
+func TestTraceShimProtocol(t *testing.T) {
+	self, _ := os.Executable()
+	shims := map[string]string{"machine code": fastTraceShim(), "vx": self}
+	cases := []struct {
+		name       string
+		args       []string
+		filter     bool
+		wantMsg    string
+		wantStderr string
+	}{
+		{"no argv", []string{"/bin/true"}, true, "err:the trace shim needs a program and its argv", ""},
+		{"no filter", []string{"/bin/true", "true"}, false, "err:the trace shim got no filter", ""},
+		{"the program cannot run", []string{"/nonexistent/x", "x"}, true, "ok", "vx: /nonexistent/x: "},
+	}
+	for name, shim := range shims {
+		for _, tc := range cases {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vx, child := os.NewFile(uintptr(fds[0]), "vx"), os.NewFile(uintptr(fds[1]), "shim")
+				defer vx.Close()
+				if tc.filter {
+					vx.Write(traceFilterBytes())
+				} else {
+					unix.Shutdown(fds[0], unix.SHUT_WR) // the shim reads nothing
+				}
+				var stderr strings.Builder
+				cmd := &exec.Cmd{Path: shim, Args: append([]string{shim, TraceShimArg}, tc.args...),
+					ExtraFiles: []*os.File{child}, Stderr: &stderr}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				child.Close()
+				buf, oob := make([]byte, 512), make([]byte, unix.CmsgSpace(4))
+				n, oobn, _, _, err := unix.Recvmsg(int(vx.Fd()), buf, oob, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := string(buf[:n]); got != tc.wantMsg {
+					t.Errorf("message %q, want %q", got, tc.wantMsg)
+				}
+				if msgs, _ := unix.ParseSocketControlMessage(oob[:oobn]); (len(msgs) == 1) != (tc.wantMsg == "ok") {
+					t.Errorf("%d control messages: want the listener with ok and only then", len(msgs))
+				} else if len(msgs) == 1 {
+					if fds, err := unix.ParseUnixRights(&msgs[0]); err == nil {
+						for _, fd := range fds {
+							unix.Close(fd) // the program's calls fail with ENOSYS from here
+						}
+					}
+				}
+				err = cmd.Wait()
+				if cmd.ProcessState.ExitCode() != 127 {
+					t.Errorf("exit %v, want 127", err)
+				}
+				if !strings.HasPrefix(stderr.String(), tc.wantStderr) || (tc.wantStderr == "" && tc.wantMsg == "ok") {
+					t.Errorf("stderr %q, want it to start with %q", stderr.String(), tc.wantStderr)
+				}
+			})
+		}
+	}
+}
+
+// TestTraceArgvIsTheTasks: a traced task's Argv is what an untraced one's
+// is, without the shim in front.
+func TestTraceArgvIsTheTasks(t *testing.T) {
+	self, _ := os.Executable()
+	spec := Spec{Script: "true", Dir: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}}
+	_, want, err := Resolve(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.TraceShim = self
+	p := startT(t, spec)
+	waitWithin(t, p)
+	if diff := cmp.Diff(want, p.Argv()); diff != "" {
+		t.Errorf("Argv() (-want +got):\n%s", diff)
 	}
 }

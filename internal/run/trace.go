@@ -27,7 +27,7 @@ const (
 // compared with its key and its outputs.
 type Tracing struct {
 	Mode TraceMode
-	Shim string // vx's own executable, which runs the trace shim
+	Shim string // vx's own executable: the trace shim where exec's own cannot run
 	Root string // the workspace's root, absolute
 	// Skip are absolute directories whose files are never reported: the
 	// store, the tasks' temporary directory, the toolchains on their PATH.
