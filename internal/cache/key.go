@@ -201,7 +201,12 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 		return len(outputs) > 0 && inProject && outputs.match(p, rel, true)
 	}
 	i, j := snap.rangeOf(t.RelDir)
-	out := make([]InputFile, 0, j-i+len(Lockfiles)+1)
+	n := j - i + len(Lockfiles) + 1 + len(t.SourceDeps)
+	for _, d := range t.SourceDeps {
+		di, dj := snap.rangeOf(d)
+		n += dj - di
+	}
+	out := make([]InputFile, 0, n)
 	add := func(k int) {
 		out = append(out, InputFile{Path: snap.paths[k], ID: snap.states[k].id, Exec: snap.states[k].exec})
 	}
@@ -271,7 +276,7 @@ func inputFiles(snap *snapshot, t *TaskSpec, extra func(p string) (fileState, bo
 		out[k] = f
 	}
 	if !sorted {
-		sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+		slices.SortFunc(out, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
 		w := 0
 		for k, f := range out {
 			if k == 0 || f.Path != out[w-1].Path {

@@ -343,7 +343,11 @@ func describeLock(dr *lockfile.Describer, p string, dirs []string) []byte {
 // inputLines returns the input list's lines for t's files: fileLines, but
 // for the lockfiles vx reads, which hold t's project's closure.
 func (c *Cache) inputLines(t *TaskSpec, files []InputFile) []byte {
-	m := make([]byte, 0, len(files)*96)
+	n := 0
+	for _, f := range files {
+		n += len(f.Path) + len(f.ID) + 16 // "file ", " - ", quotes, "\n"
+	}
+	m := make([]byte, 0, n)
 	for _, f := range files {
 		if isLockfile(f.Path) {
 			if b, ok := c.lockLines(t, f); ok {
