@@ -41,7 +41,12 @@ type server struct {
 
 func newServer(t *testing.T) (*server, *httptest.Server) {
 	s := &server{t: t, token: "tok-0123456789", art: map[string][]byte{}, tags: map[string]string{}}
-	hs := httptest.NewServer(s)
+	hs := httptest.NewUnstartedServer(s)
+	// A response the client stops reading (a huge body it refuses) must not
+	// keep the handler, and so Close, waiting: under Wine the client's close
+	// never reaches the server's blocked write.
+	hs.Config.WriteTimeout = 30 * time.Second
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return s, hs
 }
