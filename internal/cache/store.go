@@ -82,11 +82,16 @@ func OpenStore(dir string) (*Store, error) {
 		}
 		// Only the mark, maybe half written by a concurrent vx: empty.
 		empty := len(ents) == 0 || len(ents) == 1 && ents[0].Name() == markName && ents[0].Type().IsRegular()
-		if !empty && !oldLayout(dir, ents) {
+		switch {
+		case empty || oldLayout(dir, ents):
+			if err := writeMark(dir); err != nil {
+				return nil, fmt.Errorf("cache: cannot create the store: %w", err)
+			}
+		case s.marked():
+			// A concurrent vx made the store between the two looks: it
+			// writes the whole mark before anything else there.
+		default:
 			return nil, &NotStoreError{Dir: dir}
-		}
-		if err := writeMark(dir); err != nil {
-			return nil, fmt.Errorf("cache: cannot create the store: %w", err)
 		}
 	}
 	for _, sub := range []string{"cas", "ac", "tmp"} {

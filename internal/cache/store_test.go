@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -253,5 +254,27 @@ func TestPruneStaysInTheStore(t *testing.T) {
 			checkTree(t, outside, outsideFiles)
 			checkTree(t, dir, stray)
 		})
+	}
+}
+
+// TestOpenStoreConcurrently: vx processes that start at once on a new
+// store (two worktrees sharing one) all open it; none takes the others'
+// half-made store for a user's directory.
+func TestOpenStoreConcurrently(t *testing.T) {
+	base := testdir.New(t)
+	for i := range 100 {
+		dir := filepath.Join(base, strconv.Itoa(i))
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				_, err := OpenStore(dir)
+				errs <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
 	}
 }
