@@ -105,12 +105,13 @@ func getOnce(ctx context.Context, addr string, u *url.URL) error {
 	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: vx\r\nAccept: */*\r\nConnection: close\r\n\r\n", path, u.Host); err != nil {
 		return err
 	}
-	line, err := bufio.NewReaderSize(c, 512).ReadString('\n')
-	if err != nil {
-		if line == "" {
-			return fmt.Errorf("no answer: %w", err)
-		}
+	// At most 512 bytes: a server that never ends its first line neither
+	// grows vx's memory nor is an answer.
+	b, err := bufio.NewReaderSize(c, 512).ReadSlice('\n')
+	if err != nil && len(b) == 0 {
+		return fmt.Errorf("no answer: %w", err)
 	}
+	line := string(b)
 	code, ok := statusCode(line)
 	switch {
 	case !ok:
