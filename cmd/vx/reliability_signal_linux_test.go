@@ -347,13 +347,19 @@ func TestReliabilityNestedKilled(t *testing.T) {
 	// Each inner task notes the SIGINT it gets (its foreground sleep dies
 	// of it, then the trap runs) and goes on running, so that the inner vx
 	// waits out its grace; the background sleep ignores SIGINT.
-	const script = `trap 'touch interrupted' INT; sleep 300 & touch ready; sleep 301; sleep 302`
+	const script = `trap 'touch interrupted' INT; sleep 300 & touch ready; sleep 313; sleep 302`
 	inner := sleepWorkspace(t, map[string]string{"x": script, "y": script})
 	outer := sleepWorkspace(t, map[string]string{
 		"o": `cd ` + inner + ` && vx run work --grace 30s`,
 	})
 	cmd, output := startVx(t, filepath.Join(outer, "packages", "o"), "run", "work", "--grace", "30s")
 	waitFiles(t, 15*time.Second, exitedFunc(cmd), filepath.Join(inner, "packages/x/ready"), filepath.Join(inner, "packages/y/ready"))
+	// A SIGINT that reaches a task's shell before its foreground sleep has
+	// started is not seen by that sleep, and dash runs the trap only once
+	// the sleep ends: wait until both foreground sleeps run.
+	if !waitUntil(15*time.Second, func() bool { return countProcs("sleep\x00313\x00") >= 2 }) {
+		t.Fatalf("the inner tasks' foreground sleeps did not start within 15s")
+	}
 	// Two SIGINTs sent back to back can reach vx as one (the kernel and
 	// Go's runtime each keep one pending signal of a kind): the second is
 	// sent once the first has gone through both vx processes to an inner
@@ -458,4 +464,19 @@ func hasWatchdog(vx int) bool {
 func fileExists(name string) bool {
 	_, err := os.Stat(name)
 	return err == nil
+}
+
+// countProcs counts the processes whose /proc/<pid>/cmdline is cmdline.
+func countProcs(cmdline string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && string(b) == cmdline {
+			n++
+		}
+	}
+	return n
 }
