@@ -146,6 +146,11 @@ func (s *Store) EnvKey() (*EnvKey, error) {
 	// Damaged, or no hard link possible here: a rename is as whole,
 	// though two first runs may then use two secrets (misses, once).
 	if err := os.Rename(tmp, p); err != nil {
+		// Windows refuses a rename over a file another vx has open: that
+		// vx put its secret in place first.
+		if k, _ := readEnvKey(p); k != nil {
+			return k, nil
+		}
 		return nil, fmt.Errorf("cache: cannot write the store's secret: %w", err)
 	}
 	return newEnvKey("store", secret), nil
