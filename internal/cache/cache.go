@@ -104,6 +104,7 @@ type Cache struct {
 	prefetched sync.Map          // action hash → *prefetch
 	extras     map[string]hashed // files outside the snapshot, read once per run
 	walks      walks             // the directories looked at for ignored input files
+	linkDirs   sync.Map          // directory from the root → whether it is a link (linkedDir), once per run
 	hits       int
 	misses     int
 	stored     int
@@ -306,7 +307,7 @@ func (c *Cache) Key(t *TaskSpec) (*Key, error) {
 // Inputs returns t's input files as they were when the run started: most
 // of the work of its key, which does not need t.Deps.
 func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
-	if l := linkedDir(c.opts.Root, t.RelDir); l != "" {
+	if l := c.linkedDir(t.RelDir); l != "" {
 		return Inputs{}, fmt.Errorf("cache: project directory %s is behind the symbolic link %s: vx lists no file through a link, so the key would hold none of the project's files; move the project into the workspace, or set \"cache\": false", quote.Q(t.RelDir), quote.Q(l))
 	}
 	snap, err := c.snapshotFor(t)
@@ -391,6 +392,30 @@ func unmatchedInputHint(g glob, dir string, files []InputFile) string {
 	return ": an edit of the files it meant would not change the key; check the task's inputs"
 }
 
+// linkedDir is linkedDir for the root, each directory looked at once per
+// run: the projects of a workspace share their parents.
+func (c *Cache) linkedDir(rel string) string {
+	if rel == "." || rel == "" {
+		return ""
+	}
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && rel[i] != '/' {
+			continue
+		}
+		d := rel[:i]
+		v, ok := c.linkDirs.Load(d)
+		if !ok {
+			fi, err := os.Lstat(filepath.Join(c.opts.Root, filepath.FromSlash(d)))
+			v = err == nil && fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 // as linkedDir tells
+			c.linkDirs.Store(d, v)
+		}
+		if v.(bool) {
+			return d
+		}
+	}
+	return ""
+}
+
 // linkedDir returns the first element of rel, a directory relative to
 // root, that is a symbolic link (or a Windows junction), or "": git lists
 // a link as one file, and neither git nor a walk lists the files behind
@@ -418,6 +443,9 @@ func linkedDir(root, rel string) string {
 // change the key unless the files behind it are in the key by their own
 // paths.
 func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
+	if snap.noLinks {
+		return ""
+	}
 	for _, f := range files {
 		if st, ok := snap.get(f.Path); !ok || !st.link {
 			continue
@@ -468,6 +496,9 @@ func (c *Cache) linkCovered(snap *snapshot, abs string, files []InputFile) bool 
 // fresh look) and hashed by hash; yours is inputFiles'.
 func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p string) (fileState, bool), yours func(p string, st fileState) bool) []InputFile {
 	files := mergeInputs(inputFiles(snap, t, hash, yours), ignoredInputs(c.sc, w, snap, t, hash))
+	if snap.noLinks {
+		return files // (a file snap does not list is not looked up either)
+	}
 	for i, f := range files {
 		if st, ok := snap.get(f.Path); ok && st.link {
 			files[i].ID = f.ID + linkedContent(filepath.Join(c.opts.Root, filepath.FromSlash(f.Path)))

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
@@ -39,6 +40,9 @@ type EnvKey struct {
 	// secret from changed values. The fingerprint reveals nothing of the
 	// secret.
 	Name string
+
+	mu   sync.Mutex
+	seen map[string]string // name NUL value → hash: a run's tasks share most of their variables
 }
 
 // envKeyProperty is the platform property that names the EnvKey of a key.
@@ -71,11 +75,25 @@ func PublicEnvKey() *EnvKey {
 
 // hash is how a variable's value enters the key: never in plain text.
 func (k *EnvKey) hash(name, value string) string {
+	id := name + "\x00" + value // the bytes the HMAC reads
+	k.mu.Lock()
+	h, ok := k.seen[id]
+	k.mu.Unlock()
+	if ok {
+		return h
+	}
 	m := hmac.New(sha256.New, k.secret)
 	m.Write([]byte(name))
 	m.Write([]byte{0})
 	m.Write([]byte(value))
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+	h = "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+	k.mu.Lock()
+	if k.seen == nil {
+		k.seen = map[string]string{}
+	}
+	k.seen[id] = h
+	k.mu.Unlock()
+	return h
 }
 
 // argName is the name an argument after -- is hashed under.

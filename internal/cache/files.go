@@ -58,6 +58,10 @@ type snapshot struct {
 	git    bool
 	taken  time.Time // when the scan started: a file it does not list and that was not written since is one git ignores
 	dirs   []string  // the directories scanned, nil for the whole workspace
+	// noLinks is set when no file of the snapshot is a symbolic link (a
+	// task's key then looks up no file's state to key what a link leads
+	// to); false when unknown.
+	noLinks bool
 }
 
 // newSnapshot returns the snapshot of the files in m.
@@ -173,6 +177,7 @@ func (sc *scanner) scan(dirs []string) (*snapshot, error) {
 		return nil, err
 	}
 	snap.taken, snap.dirs = taken, dirs
+	snap.noLinks = !slices.ContainsFunc(snap.states, func(st fileState) bool { return st.link })
 	return snap, nil
 }
 
