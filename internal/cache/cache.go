@@ -1207,7 +1207,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 			r.StderrDigest = d
 		}
 	}
-	for _, b := range [][]byte{k.action, k.command, k.manifest} {
+	for _, b := range [][]byte{k.action, k.command, k.manifest()} {
 		if _, err := c.store.PutBytes(b); err != nil {
 			c.warn("%s: not cached: %v", k.spec.ID, err)
 			return

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path"
 	"slices"
 	"sort"
@@ -68,9 +70,19 @@ type Key struct {
 	Inputs    []InputFile // the input files, by path from the root
 	Deps      []DepKey
 
-	spec                      *TaskSpec
-	action, command, manifest []byte
-	snap                      *snapshot // the files the key was made from; nil when unknown
+	spec            *TaskSpec
+	action, command []byte
+	// The input list (see manifest) in two parts: its header with the
+	// dependencies' keys, and the files' lines, which a chain of tasks
+	// shares with nothing and which is not copied again.
+	manifestHead, manifestLines []byte
+	snap                        *snapshot // the files the key was made from; nil when unknown
+}
+
+// manifest returns the key's input list, whose digest is InputRoot: a
+// new slice, made when it is stored or read (vx why), not for every key.
+func (k *Key) manifest() []byte {
+	return append(append(make([]byte, 0, len(k.manifestHead)+len(k.manifestLines)), k.manifestHead...), k.manifestLines...)
 }
 
 // InputFile is one file of a key.
@@ -367,7 +379,7 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property, ek
 	sort.Slice(k.Deps, func(i, j int) bool { return k.Deps[i].ID < k.Deps[j].ID })
 
 	k.Inputs = files
-	m := make([]byte, 0, 64+len(k.Deps)*96+len(lines))
+	m := make([]byte, 0, 64+len(k.Deps)*96)
 	m = append(m, "vx inputs 1\n"...)
 	for _, d := range k.Deps {
 		m = append(m, "dep "...)
@@ -376,9 +388,11 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property, ek
 		m = strconv.AppendQuote(m, d.ID)
 		m = append(m, '\n')
 	}
-	m = append(m, lines...)
-	k.manifest = m
-	k.InputRoot = DigestOf(k.manifest)
+	k.manifestHead, k.manifestLines = m, lines
+	h := sha256.New()
+	h.Write(m)
+	h.Write(lines)
+	k.InputRoot = Digest{Hash: hex.EncodeToString(h.Sum(nil)), Size: int64(len(m) + len(lines))} // DigestOf(k.manifest())
 
 	for _, e := range t.Env {
 		k.Env = append(k.Env, Property{Name: e.Name, Value: ek.hash(e.Name, e.Value)})

@@ -225,7 +225,7 @@ func partsOf(k *Key) (*keyParts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keyParts{a, cmd, parseInputList(k.manifest)}, nil
+	return &keyParts{a, cmd, parseInputList(k.manifest())}, nil
 }
 
 // gone reports whether err says that a blob is not in the store.

@@ -55,7 +55,7 @@ func (f *whyFixture) key() *Key {
 // the task's record of it.
 func (f *whyFixture) store(t *testing.T, k *Key) {
 	t.Helper()
-	for _, b := range [][]byte{k.action, k.command, k.manifest} {
+	for _, b := range [][]byte{k.action, k.command, k.manifest()} {
 		if _, err := f.c.store.PutBytes(b); err != nil {
 			t.Fatal(err)
 		}
@@ -345,7 +345,7 @@ func TestWhyFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Salt = []byte("vx-cache-0")
-	header, rest, _ := strings.Cut(string(k.manifest), "\n")
+	header, rest, _ := strings.Cut(string(k.manifest()), "\n")
 	old := "vx inputs 0\n" + rest
 	a.InputRootDigest = DigestOf([]byte(old))
 	ab := a.Marshal()
@@ -450,8 +450,8 @@ func TestParseInputList(t *testing.T) {
 	k := keyOf(&TaskSpec{ID: "x#t", RelDir: "x", Deps: []DepKey{{ID: "we\"ird#t", Action: DigestOf([]byte("d"))}}},
 		[]InputFile{{Path: "x/a b\"c\n.txt", ID: "abc", Exec: true}}, nil, nil, nil)
 	k = keyOf(k.spec, k.Inputs, fileLines(k.Inputs), nil, nil)
-	l := parseInputList(k.manifest)
-	header, _, _ := strings.Cut(string(k.manifest), "\n")
+	l := parseInputList(k.manifest())
+	header, _, _ := strings.Cut(string(k.manifest()), "\n")
 	want := inputList{header: header,
 		lines: map[string]string{"dep\x00we\"ird#t": DigestOf([]byte("d")).Hash, "file\x00x/a b\"c\n.txt": "abc x"},
 		keys:  []string{"dep\x00we\"ird#t", "file\x00x/a b\"c\n.txt"}}
