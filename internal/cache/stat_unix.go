@@ -59,8 +59,9 @@ func statNames(dir string, names []string, fn func(i int, st fileStat)) {
 	}
 	defer unix.Close(fd)
 	var s unix.Stat_t
+	var buf []byte
 	for i, name := range names {
-		if unix.Fstatat(fd, name, &s, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if lstatAt(fd, name, &buf, &s) != nil {
 			continue
 		}
 		fn(i, fromUnix(&s))
