@@ -79,13 +79,29 @@ function noteFileError(p, e) {
   if (a !== null && !files.has(a)) files.set(a, errState(e));
 }
 
+// reading is the path the evaluator reads with node's readFileSync, which
+// opens it through fs.openSync, that is through the wrapper below: that
+// open is not the config's, and the file's content is noted by whoever
+// reads it (else noteFile would read it again, and again from within).
+let reading = null;
+
+function readOwn(a, p, options) {
+  const outer = reading;
+  reading = a;
+  try {
+    return orig.readFileSync(p, options);
+  } finally {
+    reading = outer;
+  }
+}
+
 // noteFile reads the file itself: for reads the wrapper does not see the
 // bytes of (a stream, a file descriptor opened by name, loadEnvFile).
 function noteFile(p) {
   const a = absPath(p);
-  if (a === null || files.has(a)) return;
+  if (a === null || files.has(a) || a === reading) return;
   try {
-    files.set(a, sha(orig.readFileSync(a)));
+    files.set(a, sha(readOwn(a, a)));
   } catch (e) {
     files.set(a, errState(e));
   }
@@ -191,7 +207,7 @@ fs.readFileSync = function readFileSync(p, options) {
   if (typeof p === "number") return orig.readFileSync(p, options);
   let buf;
   try {
-    buf = orig.readFileSync(p, flagOnly(options));
+    buf = readOwn(absPath(p), p, flagOnly(options));
   } catch (e) {
     noteFileError(p, e);
     throw e;

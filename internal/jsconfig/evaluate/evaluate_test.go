@@ -163,6 +163,42 @@ export default defineConfig({ tasks: { build: { env: { define: { ...env, N: Stri
 	}
 }
 
+// TestEvaluateReadsAFileOnce: a file the config reads is opened once, by
+// the config's read, whose bytes are what is recorded. node's readFileSync
+// opens through fs.openSync, which the evaluator watches: its watch read
+// the file again, and again from within that read, down to the stack's
+// limit (over 100 ms of CPU for a config reading .env).
+func TestEvaluateReadsAFileOnce(t *testing.T) {
+	t.Parallel()
+	resp, root, stderr := evaluateCase(t, evalCase{files: map[string]string{
+		"f.txt": "one",
+		"g.txt": "two",
+		"vx.config.mjs": `import fs from "node:fs";
+const open = fs.openSync;
+let opens = 0;
+fs.openSync = function (...args) { opens++; return open.apply(this, args); };
+const V = fs.readFileSync("f.txt").toString() + fs.readFileSync("g.txt", "utf8");
+fs.openSync = open;
+export default { tasks: { a: { env: { define: { V, OPENS: String(opens) } } } } };
+`,
+	}, entries: []string{"vx.config.mjs"}})
+	if resp.Error != nil {
+		t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+	}
+	got := result(t, resp, 0)["tasks"].(map[string]any)["a"].(map[string]any)["env"].(map[string]any)["define"]
+	if diff := cmp.Diff(map[string]any{"V": "onetwo", "OPENS": "2"}, got); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+	for name, content := range map[string]string{"f.txt": "one", "g.txt": "two"} {
+		p := filepath.Join(root, name)
+		if !slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool {
+			return d.Kind == wire.KindFile && d.Path == p && d.State == wire.ContentState([]byte(content))
+		}) {
+			t.Errorf("no dependency on %s's content: %+v", name, resp.Deps)
+		}
+	}
+}
+
 // TestEvaluateWholeEnvironmentAndPrograms: a config that lists the
 // environment depends on all of it; one that starts a program or uses the
 // network is not remembered.
