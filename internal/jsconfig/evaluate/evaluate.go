@@ -58,11 +58,19 @@ func evaluate(ctx context.Context, req wire.Request, environ []string, stderr io
 	defer os.RemoveAll(tmp)
 
 	b := &bundler{req: req, inputs: map[string]input{}, deps: map[depKey]wire.Dep{}}
+	// node starts while esbuild bundles: its start-up is most of an
+	// evaluation's time, and it waits for the manifest only once it
+	// watches node:fs.
+	n, err := startNode(ctx, req, tmp, environ, stderr)
+	if err != nil {
+		return wire.Response{}, err
+	}
 	bundles, maps, berr := b.build(tmp)
 	if berr != nil {
+		n.stop()
 		return wire.Response{Error: berr}, nil
 	}
-	out, err := b.run(ctx, tmp, bundles, environ, stderr)
+	out, err := n.evaluate(b.manifest(bundles))
 	if err != nil {
 		return wire.Response{}, err
 	}
@@ -537,18 +545,54 @@ type evalError struct {
 
 type frame struct{ Bundle, Line, Col int }
 
-// run starts node on the bundles and reads what the evaluator wrote.
-func (b *bundler) run(ctx context.Context, dir string, bundles []string, environ []string, stderr io.Writer) (*evalOutput, error) {
+// node is the evaluator's node, started before the bundles are there.
+type node struct {
+	cmd    *osexec.Cmd
+	stdin  io.WriteCloser
+	path   string // node's program
+	result string // where the evaluator writes
+}
+
+// startNode writes the evaluator into dir and starts node on it, in the
+// workspace's root with environ; node's stdout and stderr, what the
+// configs print, go to stderr.
+func startNode(ctx context.Context, req wire.Request, dir string, environ []string, stderr io.Writer) (*node, error) {
+	script := filepath.Join(dir, "evaluate.mjs")
+	if err := os.WriteFile(script, evaluatorJS, 0o644); err != nil {
+		return nil, err
+	}
+	// node stays in vx-config's process group (job object on Windows):
+	// vx ends the whole tree when the time is up.
+	cmd := osexec.CommandContext(ctx, req.Node, script, dir)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = req.Root, environ, stderr, stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start node (%s): %v", req.Node, err)
+	}
+	return &node{cmd: cmd, stdin: stdin, path: req.Node, result: filepath.Join(dir, "result.json")}, nil
+}
+
+// stop ends a node that has nothing to evaluate.
+func (n *node) stop() {
+	n.stdin.Close()
+	_ = n.cmd.Process.Kill()
+	_ = n.cmd.Wait()
+}
+
+// manifest is what the evaluator reads on its stdin: the bundles, each
+// with the config file it is made of, and the modules they leave to node.
+func (b *bundler) manifest(bundles []string) []byte {
 	type entry struct {
 		Bundle string `json:"bundle"`
 		File   string `json:"file"`
 	}
-	result := filepath.Join(dir, "result.json")
 	man := struct {
-		Result    string   `json:"result"`
 		Bundles   []entry  `json:"bundles"`
 		Externals []string `json:"externals"`
-	}{Result: result}
+	}{}
 	b.mu.Lock()
 	for e := range b.externals {
 		man.Externals = append(man.Externals, e)
@@ -558,25 +602,23 @@ func (b *bundler) run(ctx context.Context, dir string, bundles []string, environ
 	for i, p := range bundles {
 		man.Bundles = append(man.Bundles, entry{p, b.req.Files[i]})
 	}
-	manData, _ := json.Marshal(man)
-	script, manifest := filepath.Join(dir, "evaluate.mjs"), filepath.Join(dir, "manifest.json")
-	if err := os.WriteFile(script, evaluatorJS, 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(manifest, manData, 0o644); err != nil {
-		return nil, err
-	}
-	// node stays in vx-config's process group (job object on Windows):
-	// vx ends the whole tree when the time is up.
-	cmd := osexec.CommandContext(ctx, b.req.Node, script, manifest)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = b.req.Root, environ, stderr, stderr
-	runErr := cmd.Run()
-	data, err := os.ReadFile(result)
+	data, _ := json.Marshal(man)
+	return data
+}
+
+// evaluate gives node the manifest and reads what the evaluator wrote.
+func (n *node) evaluate(manifest []byte) (*evalOutput, error) {
+	// A node that ended already (too old, say) has written its answer:
+	// writing to it fails, and that is no error of its own.
+	_, _ = n.stdin.Write(manifest)
+	_ = n.stdin.Close()
+	runErr := n.cmd.Wait()
+	data, err := os.ReadFile(n.result)
 	if err != nil {
 		if runErr != nil {
-			return nil, fmt.Errorf("node (%s) ended before the config was evaluated: %v", b.req.Node, runErr)
+			return nil, fmt.Errorf("node (%s) ended before the config was evaluated: %v", n.path, runErr)
 		}
-		return nil, fmt.Errorf("node (%s) ended without a result", b.req.Node)
+		return nil, fmt.Errorf("node (%s) ended without a result", n.path)
 	}
 	var out evalOutput
 	if err := json.Unmarshal(data, &out); err != nil {

@@ -2,7 +2,11 @@
 // one after the other and writes their default exports, as JSON, to a
 // result file, with what they read on the way: the files and directories
 // they read through node:fs, and the variables they read from process.env.
-// Its one argument is a manifest (JSON): {result, bundles: [{bundle, file}]}.
+// Its one argument is vx-config's directory for this evaluation, where it
+// writes result.json. vx-config starts node while esbuild bundles, and
+// writes the manifest (JSON: {bundles: [{bundle, file}], externals}) to
+// node's stdin once the bundles are there, then closes it: the evaluator
+// watches node:fs meanwhile, and reads the manifest before importing them.
 // Anything the configs print goes to node's stdout and stderr, which vx-config
 // passes on to vx's stderr: the result never travels through them.
 import fs from "node:fs";
@@ -24,15 +28,39 @@ const orig = {
   renameSync: fs.renameSync,
   exit: process.exit,
 };
-const manifest = JSON.parse(orig.readFileSync(process.argv[2], "utf8"));
-const ownDir = path.dirname(path.resolve(process.argv[2])) + path.sep;
+const ownDir = path.resolve(process.argv[2]) + path.sep;
+const resultFile = ownDir + "result.json";
 let finished = false;
 
 function write(result) {
   finished = true;
-  const tmp = manifest.result + ".tmp";
+  const tmp = resultFile + ".tmp";
   orig.writeFileSync(tmp, JSON.stringify(result));
-  orig.renameSync(tmp, manifest.result);
+  orig.renameSync(tmp, resultFile);
+}
+
+// readManifest reads stdin to its end: the manifest, or nothing when
+// vx-config has no bundles to evaluate (it stops node then anyway).
+function readManifest() {
+  const chunks = [];
+  const buf = Buffer.alloc(1 << 16);
+  for (;;) {
+    let n;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if (e.code === "EOF") break; // Windows: the pipe's end
+      if (e.code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        continue;
+      }
+      throw e;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text === "" ? null : JSON.parse(text);
 }
 
 const major = Number(process.versions.node.split(".")[0]);
@@ -348,7 +376,7 @@ for (const n of ["fstatSync", "fstat"]) {
   };
 }
 {
-  const h = await pOpenNoted.call(promises, process.argv[2]);
+  const h = await pOpenNoted.call(promises, process.argv[1]);
   const proto = Object.getPrototypeOf(h);
   await h.close();
   const stat = proto.stat;
@@ -386,6 +414,9 @@ for (const n of ["cp", "glob"]) wrapVolatile(promises, n, `it reads files vx can
 // The network and thread modules are loaded, to be watched, only when a
 // bundle imports one of them (loading them all costs every evaluation).
 const lazy = ["net", "http", "https", "http2", "tls", "dgram", "dns", "worker_threads"];
+// The bundles are there: what follows depends on what they import.
+const manifest = readManifest();
+if (manifest === null) orig.exit(0);
 const imported = new Set((manifest.externals || []).map((e) => e.replace(/^node:/, "").split("/")[0]));
 let networkWatched = false;
 if (imported.has("*") || lazy.some((m) => imported.has(m))) {

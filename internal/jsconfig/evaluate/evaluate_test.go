@@ -199,6 +199,25 @@ export default { tasks: { a: { env: { define: { V, OPENS: String(opens) } } } } 
 	}
 }
 
+// TestEvaluateStdinEmpty: the config's stdin is empty, as /dev/null would
+// be: node's stdin carries the manifest to the evaluator, which reads it
+// to its end.
+func TestEvaluateStdinEmpty(t *testing.T) {
+	t.Parallel()
+	resp, _, stderr := evaluateCase(t, evalCase{files: map[string]string{
+		"vx.config.mjs": `import { readFileSync } from "node:fs";
+export default { tasks: { a: { env: { define: { IN: JSON.stringify(readFileSync(0, "utf8")) } } } } };
+`,
+	}, entries: []string{"vx.config.mjs"}})
+	if resp.Error != nil {
+		t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+	}
+	got := result(t, resp, 0)["tasks"].(map[string]any)["a"].(map[string]any)["env"].(map[string]any)["define"]
+	if diff := cmp.Diff(map[string]any{"IN": `""`}, got); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // TestEvaluateWholeEnvironmentAndPrograms: a config that lists the
 // environment depends on all of it; one that starts a program or uses the
 // network is not remembered.
