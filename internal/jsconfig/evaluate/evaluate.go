@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -678,6 +679,21 @@ func charColumn(data []byte, line, col16 int) int {
 	return chars + 1
 }
 
+// fileState is the state of a file the evaluator read: its content's
+// hash, or a read error's state. The evaluator sends a small file's bytes
+// (base64:...) rather than load node:crypto to hash them.
+func fileState(s string) string {
+	b64, ok := strings.CutPrefix(s, "base64:")
+	if !ok {
+		return s
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return s // no state a file reads as: evaluated anew
+	}
+	return wire.ContentState(data)
+}
+
 // collect gathers every dependency: the files esbuild bundled and what
 // resolving their imports looked at, what the configs read through node:fs
 // and process.env, and the variables node itself reads.
@@ -689,7 +705,7 @@ func (b *bundler) collect(out *evalOutput, environ []string) []wire.Dep {
 	}
 	b.mu.Unlock()
 	for _, f := range out.Files {
-		deps = append(deps, wire.Dep{Kind: wire.KindFile, Path: f[0], State: f[1]})
+		deps = append(deps, wire.Dep{Kind: wire.KindFile, Path: f[0], State: fileState(f[1])})
 	}
 	for _, raw := range out.Lists {
 		var l [2]json.RawMessage

@@ -11,8 +11,7 @@
 // passes on to vx's stderr: the result never travels through them.
 import fs from "node:fs";
 import path from "node:path";
-import { createHash } from "node:crypto";
-import { syncBuiltinESMExports } from "node:module";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import childProcess from "node:child_process";
 import os from "node:os";
@@ -93,7 +92,14 @@ function errState(e) {
   return e && (e.code === "ENOENT" || e.code === "ENOTDIR") ? "absent" : "other";
 }
 
+// sha is the state of a file read, from its bytes: a small file's bytes
+// themselves, which vx-config hashes (node:crypto costs more to load than
+// a .env to send), a larger one's SHA-256.
+const sendMax = 64 << 10;
+let createHash = null;
 function sha(buf) {
+  if (buf.length <= sendMax) return "base64:" + buf.toString("base64");
+  createHash ??= createRequire(import.meta.url)("node:crypto").createHash;
   return "sha256:" + createHash("sha256").update(buf).digest("hex");
 }
 

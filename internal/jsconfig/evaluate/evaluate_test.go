@@ -199,6 +199,43 @@ export default { tasks: { a: { env: { define: { V, OPENS: String(opens) } } } } 
 	}
 }
 
+// TestEvaluateHashesWithoutCrypto: the files a config reads are recorded
+// by their content's hash, a small one's hashed by vx-config, so that
+// node does not load node:crypto for a config that reads a .env; a large
+// one's hashed in node.
+func TestEvaluateHashesWithoutCrypto(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("0123456789abcdef", 8<<10) // 128 KiB
+	resp, root, stderr := evaluateCase(t, evalCase{files: map[string]string{
+		".env":    "A=1\n",
+		"big.txt": big,
+		"vx.config.mjs": `import { readFileSync } from "node:fs";
+const A = readFileSync(".env", "utf8");
+const CRYPTO = String(process.moduleLoadList.some((m) => /crypto/.test(m)));
+const N = String(readFileSync("big.txt").length);
+export default { tasks: { a: { env: { define: { A, CRYPTO, N } } } } };
+`,
+	}, entries: []string{"vx.config.mjs"}})
+	if resp.Error != nil {
+		t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+	}
+	got := result(t, resp, 0)["tasks"].(map[string]any)["a"].(map[string]any)["env"].(map[string]any)["define"]
+	if diff := cmp.Diff(map[string]any{"A": "A=1\n", "CRYPTO": "false", "N": "131072"}, got); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+	for name, content := range map[string]string{".env": "A=1\n", "big.txt": big} {
+		p := filepath.Join(root, name)
+		if !slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool {
+			return d.Kind == wire.KindFile && d.Path == p && d.State == wire.ContentState([]byte(content))
+		}) {
+			t.Errorf("no dependency on %s's content", name)
+		}
+	}
+	if d := wire.Changed(resp.Deps, runtime.GOOS, os.Environ()); d != nil {
+		t.Errorf("right after the evaluation, %+v reads as %q", *d, wire.Current(*d, runtime.GOOS, os.Environ()))
+	}
+}
+
 // TestEvaluateStdinEmpty: the config's stdin is empty, as /dev/null would
 // be: node's stdin carries the manifest to the evaluator, which reads it
 // to its end.
