@@ -192,9 +192,10 @@ func (b *bundler) build(dir string) ([]string, []*sourceMap, *wire.Error) {
 }
 
 // computedImport finds an import() or require() whose argument is not a
-// string literal (a comment that mentions one counts too: it only costs
-// loading the network modules).
-var computedImport = regexp.MustCompile("\\b(import|require)\\(\\s*[^\"'`\\s)]")
+// string literal, and code that evaluates a string (eval, the Function
+// constructor), which may import anything (a comment that mentions one
+// counts too: it only costs loading the modules the evaluator watches).
+var computedImport = regexp.MustCompile("\\b(import|require)\\(\\s*[^\"'`\\s)]|\\beval\\b|\\bFunction\\s*\\(")
 
 // buildError turns esbuild's first error into vx's, positioned in the
 // source (esbuild counts columns in bytes, vx in characters).

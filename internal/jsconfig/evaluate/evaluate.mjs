@@ -11,9 +11,8 @@
 // passes on to vx's stderr: the result never travels through them.
 import fs from "node:fs";
 import path from "node:path";
-import { createRequire, syncBuiltinESMExports } from "node:module";
+import Module, { builtinModules, createRequire, syncBuiltinESMExports } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import childProcess from "node:child_process";
 import os from "node:os";
 
 const minNode = 18;
@@ -411,40 +410,48 @@ function wrapVolatile(obj, name, why) {
     return fn.apply(this, args);
   };
 }
-for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
-  wrapVolatile(childProcess, n, `it starts a program (child_process.${n})`);
-}
 wrapVolatile(globalThis, "fetch", "it uses the network (fetch)");
 for (const n of ["cpSync", "cp", "globSync", "glob"]) wrapVolatile(fs, n, `it reads files vx cannot follow (fs.${n})`);
 for (const n of ["cp", "glob"]) wrapVolatile(promises, n, `it reads files vx cannot follow (fs.promises.${n})`);
-// The network and thread modules are loaded, to be watched, only when a
-// bundle imports one of them (loading them all costs every evaluation).
-const lazy = ["net", "http", "https", "http2", "tls", "dgram", "dns", "worker_threads"];
-// The bundles are there: what follows depends on what they import.
-const manifest = readManifest();
-if (manifest === null) orig.exit(0);
-const imported = new Set((manifest.externals || []).map((e) => e.replace(/^node:/, "").split("/")[0]));
-let networkWatched = false;
-if (imported.has("*") || lazy.some((m) => imported.has(m))) {
-  networkWatched = true;
-  const [net, http, https, http2, tls, dgram, dns, workerThreads] = (
-    await Promise.all(lazy.map((m) => import("node:" + m)))
-  ).map((m) => m.default);
-  watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads);
+// The modules of programs, the network and threads are loaded, to be
+// watched, only when the config may reach one (loading them all costs
+// every evaluation): when a bundle imports one, or computes what it imports
+// or evaluates code (esbuild cannot tell what then: "*"), or imports node:vm
+// or anything but node's modules; or when the config, running, requires one
+// (whatever names require: Module._load) or asks process.getBuiltinModule
+// (Node.js 22.3) for one.
+const lazy = ["child_process", "net", "http", "https", "http2", "tls", "dgram", "dns", "worker_threads"];
+const isLazy = (id) => typeof id === "string" && lazy.includes(id.replace(/^node:/, "").split("/")[0]);
+let lazyWatched = false;
+function watchLazy(load) {
+  if (lazyWatched) return;
+  lazyWatched = true;
+  watchPrograms(...lazy.map((m) => load("node:" + m)));
+  syncBuiltinESMExports();
 }
-// process.getBuiltinModule (Node.js 22.3) reaches them without an import.
+const requireBuiltin = createRequire(import.meta.url);
+const moduleLoad = Module._load;
+Module._load = function _load(request, ...rest) {
+  if (!lazyWatched && isLazy(request)) watchLazy(requireBuiltin);
+  return moduleLoad.call(this, request, ...rest);
+};
 if (typeof process.getBuiltinModule === "function") {
   const get = process.getBuiltinModule;
   process.getBuiltinModule = function getBuiltinModule(id) {
-    if (!networkWatched && typeof id === "string" && lazy.includes(id.replace(/^node:/, "").split("/")[0])) {
-      networkWatched = true;
-      watchNetwork(...lazy.map((m) => get.call(process, "node:" + m)));
-      syncBuiltinESMExports();
-    }
+    if (!lazyWatched && isLazy(id)) watchLazy((m) => get.call(process, m));
     return get.call(process, id);
   };
 }
-function watchNetwork(net, http, https, http2, tls, dgram, dns, workerThreads) {
+// The bundles are there: what follows depends on what they import.
+const manifest = readManifest();
+if (manifest === null) orig.exit(0);
+const externals = manifest.externals || [];
+const builtin = (e) => e.startsWith("node:") || builtinModules.includes(e);
+if (externals.some((e) => e === "*" || !builtin(e) || isLazy(e) || e.replace(/^node:/, "") === "vm")) watchLazy(requireBuiltin);
+function watchPrograms(childProcess, net, http, https, http2, tls, dgram, dns, workerThreads) {
+  for (const n of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
+    wrapVolatile(childProcess, n, `it starts a program (child_process.${n})`);
+  }
   for (const [mod, name, ns] of [
     [net, "connect", "net"], [net, "createConnection", "net"], [tls, "connect", "tls"],
     [http, "request", "http"], [http, "get", "http"], [https, "request", "https"], [https, "get", "https"],

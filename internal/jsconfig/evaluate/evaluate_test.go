@@ -476,6 +476,43 @@ export default { tasks: {} };`}, "it uses the network (dgram.createSocket)"},
 	}
 }
 
+// TestEvaluateProgramsWatched: child_process is loaded, to be watched,
+// only for a config that may reach it; every way it can makes the result
+// not rememberable: an import, a require under any name, code evaluated
+// from a string.
+func TestEvaluateProgramsWatched(t *testing.T) {
+	t.Parallel()
+	const started = "it starts a program (child_process.execSync)"
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"an import", `import { execSync } from "node:child_process"; const V = execSync("echo x").toString();`, started},
+		{"require under another name", `const r = require; const V = r("node:child_process").execSync("echo x").toString();`, started},
+		{"createRequire", `import { createRequire } from "node:module"; const V = createRequire(import.meta.url)("child_process").execSync("echo x").toString();`, started},
+		{"eval", `const V = eval("require")("child_process").execSync("echo x").toString();`, started},
+		{"the Function constructor", `const cp = await new Function("return import('node:child_process')")(); const V = cp.execSync("echo x").toString();`, started},
+		{"none", `const V = String(process.moduleLoadList.some((m) => m.includes("child_process")));`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resp, _, stderr := evaluateCase(t, evalCase{files: map[string]string{
+				"vx.config.mjs": tc.config + "\nexport default { tasks: { a: { env: { define: { V } } } } };\n",
+			}, entries: []string{"vx.config.mjs"}})
+			if resp.Error != nil {
+				t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+			}
+			if resp.Volatile != tc.want {
+				t.Errorf("volatile = %q, want %q", resp.Volatile, tc.want)
+			}
+			if tc.want == "" {
+				if v := result(t, resp, 0)["tasks"].(map[string]any)["a"].(map[string]any)["env"].(map[string]any)["define"].(map[string]any)["V"]; v != "false" {
+					t.Errorf("node:child_process was loaded for a config that cannot reach it")
+				}
+			}
+		})
+	}
+}
+
 // TestEvaluateImports: presets are plain modules: a relative import, a
 // workspace project by name (TypeScript source, not installed), an npm
 // package in node_modules (CommonJS, requiring node's modules), JSON; and
