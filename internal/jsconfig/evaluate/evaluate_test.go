@@ -236,6 +236,25 @@ export default { tasks: { a: { env: { define: { A, CRYPTO, N } } } } };
 	}
 }
 
+// TestEvaluateExitListeners: node ends once the answer is written, a
+// config's exit listeners having run, as they do when node exits.
+func TestEvaluateExitListeners(t *testing.T) {
+	t.Parallel()
+	resp, root, stderr := evaluateCase(t, evalCase{files: map[string]string{
+		"vx.config.mjs": `import { writeFileSync } from "node:fs";
+process.on("exit", (code) => { writeFileSync("exited.txt", String(code)); console.log("exit listener ran"); });
+export default { tasks: {} };
+`,
+	}, entries: []string{"vx.config.mjs"}})
+	if resp.Error != nil {
+		t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "exited.txt"))
+	if err != nil || string(data) != "0" || !strings.Contains(stderr, "exit listener ran") {
+		t.Errorf("the config's exit listener did not run: %q, %v; printed %q", data, err, stderr)
+	}
+}
+
 // TestEvaluateStdinEmpty: the config's stdin is empty, as /dev/null would
 // be: node's stdin carries the manifest to the evaluator, which reads it
 // to its end.
