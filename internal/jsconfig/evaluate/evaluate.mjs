@@ -93,11 +93,16 @@ function errState(e) {
 
 // sha is the state of a file read, from its bytes: a small file's bytes
 // themselves, which vx-config hashes (node:crypto costs more to load than
-// a .env to send), a larger one's SHA-256.
+// a .env to send), up to sendTotal bytes in all; else the SHA-256.
 const sendMax = 64 << 10;
+const sendTotal = 256 << 10;
+let sent = 0;
 let createHash = null;
 function sha(buf) {
-  if (buf.length <= sendMax) return "base64:" + buf.toString("base64");
+  if (buf.length <= sendMax && sent + buf.length <= sendTotal) {
+    sent += buf.length;
+    return "base64:" + buf.toString("base64");
+  }
   createHash ??= createRequire(import.meta.url)("node:crypto").createHash;
   return "sha256:" + createHash("sha256").update(buf).digest("hex");
 }

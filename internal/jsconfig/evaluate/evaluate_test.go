@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -202,20 +204,22 @@ export default { tasks: { a: { env: { define: { V, OPENS: String(opens) } } } } 
 // TestEvaluateHashesWithoutCrypto: the files a config reads are recorded
 // by their content's hash, a small one's hashed by vx-config, so that
 // node does not load node:crypto for a config that reads a .env; a large
-// one's hashed in node.
+// one's hashed in node, and so are small ones past 256 KiB sent in all.
 func TestEvaluateHashesWithoutCrypto(t *testing.T) {
 	t.Parallel()
-	big := strings.Repeat("0123456789abcdef", 8<<10) // 128 KiB
-	resp, root, stderr := evaluateCase(t, evalCase{files: map[string]string{
-		".env":    "A=1\n",
-		"big.txt": big,
-		"vx.config.mjs": `import { readFileSync } from "node:fs";
+	read := map[string]string{".env": "A=1\n", "big.txt": strings.Repeat("0123456789abcdef", 8<<10)} // 128 KiB
+	for i := range 6 {
+		read[fmt.Sprintf("m%d.txt", i)] = strings.Repeat(string(rune('a'+i)), 60<<10)
+	}
+	files := maps.Clone(read)
+	files["vx.config.mjs"] = `import { readFileSync } from "node:fs";
 const A = readFileSync(".env", "utf8");
 const CRYPTO = String(process.moduleLoadList.some((m) => /crypto/.test(m)));
 const N = String(readFileSync("big.txt").length);
+for (let i = 0; i < 6; i++) readFileSync("m" + i + ".txt");
 export default { tasks: { a: { env: { define: { A, CRYPTO, N } } } } };
-`,
-	}, entries: []string{"vx.config.mjs"}})
+`
+	resp, root, stderr := evaluateCase(t, evalCase{files: files, entries: []string{"vx.config.mjs"}})
 	if resp.Error != nil {
 		t.Fatalf("evaluation failed: %+v\n%s", resp.Error, stderr)
 	}
@@ -223,7 +227,7 @@ export default { tasks: { a: { env: { define: { A, CRYPTO, N } } } } };
 	if diff := cmp.Diff(map[string]any{"A": "A=1\n", "CRYPTO": "false", "N": "131072"}, got); diff != "" {
 		t.Errorf("result mismatch (-want +got):\n%s", diff)
 	}
-	for name, content := range map[string]string{".env": "A=1\n", "big.txt": big} {
+	for name, content := range read {
 		p := filepath.Join(root, name)
 		if !slices.ContainsFunc(resp.Deps, func(d wire.Dep) bool {
 			return d.Kind == wire.KindFile && d.Path == p && d.State == wire.ContentState([]byte(content))
