@@ -234,6 +234,14 @@ type nodeFinderKey struct {
 	goos string
 }
 
+// RememberNodeVersions gives the runs in ws with goos's rules the memo m
+// for the versions of node their tasks' user agent holds, unless they have
+// one: the task cache's ([TaskCache.Start]) replaces it. Without a memo,
+// every run starts node --version.
+func RememberNodeVersions(ws *workspace.Workspace, goos string, m nodeprog.Memo) {
+	nodeFinder(ws, goos).SetMemo(m)
+}
+
 func nodeFinder(ws *workspace.Workspace, goos string) *nodeprog.Finder {
 	k := nodeFinderKey{ws, goos}
 	if f, ok := nodeFinders.Load(k); ok {
