@@ -1,9 +1,10 @@
 package nodeprog
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/vxrun/vx/internal/inputfile"
@@ -36,15 +37,14 @@ type FileMemo struct {
 	list []fileMemoEntry // oldest first
 }
 
-type fileMemoEntry struct {
-	Path    string `json:"path"`
-	ID      string `json:"id"`
-	Version string `json:"version"`
-}
+type fileMemoEntry struct{ Path, ID, Version string }
 
-type fileMemoFile struct {
-	Versions []fileMemoEntry `json:"versions"`
-}
+// The file is text, not JSON: a short-lived vx reading JSON pays for
+// encoding/json's reflection on its first use, a large part of the read.
+// Its first line is fileMemoMagic; each other line holds a version, an
+// identity and the program's path, separated by single spaces (the path
+// last: it may hold spaces, never a line break).
+const fileMemoMagic = "vxnodeversions1"
 
 func (m *FileMemo) load() {
 	m.once.Do(func() {
@@ -52,13 +52,14 @@ func (m *FileMemo) load() {
 		if err != nil {
 			return
 		}
-		var f fileMemoFile
-		if json.Unmarshal(data, &f) != nil {
+		rest, ok := bytes.CutPrefix(data, []byte(fileMemoMagic+"\n"))
+		if !ok {
 			return
 		}
-		for _, e := range f.Versions {
-			if e.ID != "" && parseVersion(e.Version) == e.Version {
-				m.list = append(m.list, e)
+		for _, line := range strings.Split(string(rest), "\n") {
+			f := strings.SplitN(line, " ", 3)
+			if len(f) == 3 && f[1] != "" && f[2] != "" && parseVersion(f[0]) == f[0] {
+				m.list = append(m.list, fileMemoEntry{Path: f[2], ID: f[1], Version: f[0]})
 			}
 		}
 	})
@@ -105,10 +106,15 @@ func (m *FileMemo) write() error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(fileMemoFile{Versions: m.list})
-	if err != nil {
-		return err
+	var b strings.Builder
+	b.WriteString(fileMemoMagic + "\n")
+	for _, e := range m.list {
+		if strings.ContainsAny(e.Path, "\r\n") || strings.ContainsAny(e.ID, " \r\n") {
+			continue // not a line of the file: asked again next run
+		}
+		b.WriteString(e.Version + " " + e.ID + " " + e.Path + "\n")
 	}
+	data := []byte(b.String())
 	f, err := os.CreateTemp(dir, "w-node-versions-*") // "w-": the store's own temporary files, which prune removes when stale
 	if err != nil {
 		return err

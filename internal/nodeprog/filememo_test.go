@@ -25,10 +25,13 @@ func TestFileMemo(t *testing.T) {
 		{name: "no file", ask: a},
 		{name: "kept across memos", set: []Program{a, b}, ask: a, want: "v20.0.aa", found: true},
 		{name: "another identity of the same path", set: []Program{a}, ask: a2},
-		{name: "damaged file", file: `{"versions": [`, ask: a},
-		{name: "damaged file is rewritten", file: `{"versions": [`, set: []Program{a}, ask: a, want: "v20.0.aa", found: true},
-		{name: "not a version", file: `{"versions": [{"path": "/usr/bin/node", "id": "aa", "version": "20 x"}]}`, ask: a},
-		{name: "written by another vx", file: `{"versions": [{"path": "/usr/bin/node", "id": "aa", "version": "v20.1.0"}]}`, ask: a, want: "v20.1.0", found: true},
+		{name: "damaged file", file: "vxnodeversions1\nv20.1.0 aa", ask: a},
+		{name: "not a memo", file: "v20.1.0 aa /usr/bin/node\n", ask: a},
+		{name: "damaged file is rewritten", file: "garbage", set: []Program{a}, ask: a, want: "v20.0.aa", found: true},
+		{name: "not a version", file: "vxnodeversions1\n20.1.0 aa /usr/bin/node\n", ask: a},
+		{name: "written by another vx", file: "vxnodeversions1\nv20.1.0 aa /usr/bin/node\n", ask: a, want: "v20.1.0", found: true},
+		{name: "a path with spaces", set: []Program{{Real: "/Program Files/node", ID: "cc"}}, ask: Program{Real: "/Program Files/node", ID: "cc"}, want: "v20.0.cc", found: true},
+		{name: "a path with a line break is not kept", set: []Program{{Real: "/a\nv1.0.0 aa /usr/bin/node", ID: "cc"}}, ask: a},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
