@@ -31,8 +31,11 @@ import (
 var watchdog struct {
 	sync.Mutex
 	argv    []string // how to start it; nil: no watchdog
-	started bool
-	w       *os.File
+	started bool     // the first task started: the watchdog's timer runs
+	stopped bool     // StopWatchdog was called
+	timer   *time.Timer
+	pending map[int]bool // the groups registered before the watchdog starts
+	w       *os.File     // the watchdog's stdin, once it starts
 	pid     atomic.Int64 // the watchdog's process id, once started
 }
 
@@ -47,10 +50,15 @@ func EnableWatchdog(argv ...string) {
 
 // StopWatchdog tells the watchdog that vx ends normally: it reads "exit"
 // and ends by itself. vx does not wait for it, so that ending costs vx
-// nothing; [EndOrphans] leaves it alone.
+// nothing; [EndOrphans] leaves it alone. A watchdog not started yet never
+// starts.
 func StopWatchdog() {
 	watchdog.Lock()
 	defer watchdog.Unlock()
+	watchdog.stopped = true
+	if watchdog.timer != nil {
+		watchdog.timer.Stop()
+	}
 	if watchdog.w == nil {
 		return
 	}
@@ -63,51 +71,65 @@ func StopWatchdog() {
 func watchdogPID() int { return int(watchdog.pid.Load()) }
 
 // watchGroup tells the watchdog that group pgid is a task's (+) or is
-// gone (-), starting the watchdog on first use.
+// gone (-), arming the watchdog's start on first use; until it starts, vx
+// keeps the groups itself.
 func watchGroup(sign byte, pgid int) {
 	watchdog.Lock()
 	defer watchdog.Unlock()
-	if !watchdog.started && watchdog.argv != nil && sign == '+' {
+	if !watchdog.started && watchdog.argv != nil && sign == '+' && !watchdog.stopped {
 		watchdog.started = true
-		startWatchdog()
+		watchdog.pending = map[int]bool{}
+		watchdog.timer = time.AfterFunc(watchdogDelay, startWatchdog)
 	}
-	if watchdog.w != nil {
+	switch {
+	case watchdog.w != nil:
 		fmt.Fprintf(watchdog.w, "%c%d\n", sign, pgid)
+	case watchdog.pending != nil && sign == '+':
+		watchdog.pending[pgid] = true
+	case watchdog.pending != nil:
+		delete(watchdog.pending, pgid)
 	}
 }
 
 // watchdogDelay is how long vx runs tasks before it starts the watchdog.
 // Most tasks end sooner, and a run of short tasks then pays for no second
 // process (a fork, an exec and a Go start-up: 1–2 ms of CPU per run on a
-// 2-core machine, competing with the task). A vx killed outright within
-// this time leaves its tasks, as it would with no watchdog.
+// 2-core machine, competing with the task), nor for its pipe. A vx killed
+// outright within this time leaves its tasks, as it would with no watchdog.
 var watchdogDelay = 250 * time.Millisecond
 
-// startWatchdog makes the pipe at once, so that what vx writes is kept in
-// it, and starts the watchdog watchdogDelay later in the background, off
-// the tasks' path, unless vx is ending by then.
+// startWatchdog starts the watchdog, watchdogDelay after the first task
+// started, off the tasks' path, unless vx is ending by then: it makes the
+// pipe, writes the groups registered so far into it, and starts the
+// watchdog reading it.
 func startWatchdog() {
-	r, w, err := os.Pipe()
-	if err != nil {
+	watchdog.Lock()
+	if watchdog.stopped || watchdog.w != nil {
+		// Once StopWatchdog has been called, a watchdog started anyway
+		// would read "exit" and end at once: it is simply not started.
+		watchdog.Unlock()
 		return
 	}
-	watchdog.w = w
+	r, w, err := os.Pipe()
+	if err != nil {
+		watchdog.Unlock()
+		return
+	}
+	for pgid := range watchdog.pending {
+		fmt.Fprintf(w, "+%d\n", pgid)
+	}
+	watchdog.pending = nil
+	watchdog.w = w // what vx writes from now on waits in the pipe
 	cmd := osexec.Command(watchdog.argv[0], watchdog.argv[1:]...)
+	watchdog.Unlock()
 	cmd.Stdin = r
 	cmd.Env = []string{}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	time.AfterFunc(watchdogDelay, func() {
-		watchdog.Lock()
-		ending := watchdog.w == nil
-		watchdog.Unlock()
-		// Once StopWatchdog has written "exit", a watchdog started anyway
-		// would read it and end at once: it is simply not started.
-		if !ending && cmd.Start() == nil {
-			watchdog.pid.Store(int64(cmd.Process.Pid))
-			go cmd.Wait() // reaped if it ends while vx runs
-		}
-		r.Close()
-	})
+	if cmd.Start() == nil {
+		watchdog.pid.Store(int64(cmd.Process.Pid))
+		go cmd.Wait() // reaped if it ends while vx runs
+	}
+	r.Close()
 }
 
 // RunWatchdog is the watchdog's main loop, reading vx's messages from in;

@@ -424,3 +424,56 @@ func (s *scan) digits() int {
 	}
 	return n
 }
+
+// PackageBin reads the "name", "version" and "bin" of a package.json's
+// bytes without reflection, for a short-lived vx that reads one installed
+// package (its package manager's), where encoding/json's first use costs
+// more than the file: bin is "bin"'s string, or its object's entry for
+// binName. It agrees with encoding/json decoding into string fields and,
+// for "bin", a map of strings or else a string; ok is false for what it
+// leaves to encoding/json (invalid JSON, other types, a key given twice or
+// in another case, escapes it cannot decode), and the caller then decodes
+// data itself.
+func PackageBin(data []byte, binName string) (name, version, bin string, ok bool) {
+	s := &scan{data: data}
+	s.space()
+	seen := map[string]bool{}
+	field := func(key string) bool {
+		for _, f := range [...]string{"name", "version", "bin"} {
+			if strings.EqualFold(key, f) {
+				if key != f || seen[f] {
+					return false // another case, or given twice: encoding/json's rules
+				}
+				seen[f] = true
+				switch {
+				case s.null():
+					return true
+				case f == "name":
+					name, ok = s.str()
+				case f == "version":
+					version, ok = s.str()
+				case s.peek('"'):
+					bin, ok = s.str()
+				default:
+					ok = s.object(func(k string) bool {
+						v, ok := s.str()
+						if ok && k == binName {
+							bin = v
+						}
+						return ok
+					})
+				}
+				return ok
+			}
+		}
+		return s.value(1)
+	}
+	if !s.object(field) {
+		return "", "", "", false
+	}
+	s.space()
+	if s.i != len(s.data) {
+		return "", "", "", false
+	}
+	return name, version, bin, true
+}

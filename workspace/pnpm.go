@@ -35,6 +35,15 @@ func parsePnpmWorkspace(data []byte) (patterns []string, declared bool, err erro
 // settings vx follows (enablePrePostScripts, linkWorkspacePackages); a
 // setting of another type than a boolean (or "deep") is ignored.
 func parsePnpmWorkspaceSettings(data []byte) (patterns []string, declared bool, settings PMSettings, err error) {
+	if patterns, settings, ok := parsePnpmWorkspaceFast(data); ok {
+		return patterns, true, settings, nil
+	}
+	return parsePnpmWorkspaceYAML(data)
+}
+
+// parsePnpmWorkspaceYAML is parsePnpmWorkspaceSettings with the YAML
+// library alone.
+func parsePnpmWorkspaceYAML(data []byte) (patterns []string, declared bool, settings PMSettings, err error) {
 	patterns, declared, top, err := parsePnpmWorkspaceDoc(data)
 	if err != nil || top == nil || top.Kind != yaml.MappingNode {
 		return patterns, declared, settings, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -15,8 +16,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/diag"
+	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 	"github.com/vxrun/vx/internal/suggest"
@@ -105,6 +108,7 @@ func Main(p Process) (int, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
+		growStack()
 		code, err := mainCode(&p)
 		done <- result{code, err}
 	}()
@@ -119,6 +123,22 @@ func Main(p Process) (int, error) {
 	r := <-done
 	return r.code, r.err
 }
+
+// growStack grows the calling goroutine's stack to 16 KB at once, while
+// it holds two frames: the goroutine Main runs vx's work in calls it
+// first. A goroutine's stack starts at 2 KB and doubles when a call needs
+// more, each time copying the whole stack, which means reading the stack
+// maps of every function on it: cold, in a process that lives for
+// milliseconds, a run of one task paid three such copies at depth
+// (perf: about as much CPU as its workspace discovery).
+//
+//go:noinline
+func growStack() {
+	var pad [12 << 10]byte
+	stackSink = pad[stackSink&1]
+}
+
+var stackSink byte
 
 // onlyPrints reports whether args ask for help or the version: vx prints
 // them and ends, with nothing to stop.
@@ -295,15 +315,36 @@ func load(p *Process, a *parsed) (*workspace.Workspace, *config.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := loadConfig(p, a, ws, false)
+	store, err := cacheDir(p, a, ws.Root)
 	if err != nil {
 		return nil, nil, err
 	}
+	res, err := loadConfigIn(p, ws, store, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	run.RememberNodeVersions(ws, p.GOOS, nodeVersionMemo(store))
 	warnUnusedEntries(p, ws, res.Config)
 	if err := inferFrameworks(p, a, ws, res.Config); err != nil {
 		return nil, nil, err
 	}
 	return ws, res.Config, nil
+}
+
+// nodeVersionMemo is where a run whose tasks open no task cache keeps the
+// versions of node its tasks' user agent holds: a small file in the store,
+// which is made when a version is first written.
+func nodeVersionMemo(store string) *nodeprog.FileMemo {
+	return &nodeprog.FileMemo{
+		Path: filepath.Join(store, nodeprog.FileMemoName),
+		TempDir: func() (string, error) {
+			st, err := cache.OpenStore(store)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(st.Dir, "tmp"), nil
+		},
+	}
 }
 
 // warnUnusedEntries says, once per load, which task entries of the

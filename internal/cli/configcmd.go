@@ -18,6 +18,15 @@ import (
 // (node_modules/.cache/vx, or --cache-dir, VX_CACHE_DIR) still holds; and
 // the projects' own vx.config.* files. fresh evaluates even so.
 func loadConfig(p *Process, a *parsed, ws *workspace.Workspace, fresh bool) (*jsconfig.Result, error) {
+	store, err := cacheDir(p, a, ws.Root)
+	if err != nil {
+		return nil, err
+	}
+	return loadConfigIn(p, ws, store, fresh)
+}
+
+// loadConfigIn is loadConfig with the store's directory.
+func loadConfigIn(p *Process, ws *workspace.Workspace, store string, fresh bool) (*jsconfig.Result, error) {
 	var projects []jsconfig.Project
 	for _, pr := range ws.Projects {
 		if !pr.IsRoot {
@@ -27,10 +36,6 @@ func loadConfig(p *Process, a *parsed, ws *workspace.Workspace, fresh bool) (*js
 	exe := p.Executable
 	if exe == "" {
 		exe, _ = os.Executable()
-	}
-	store, err := cacheDir(p, a, ws.Root)
-	if err != nil {
-		return nil, err
 	}
 	return jsconfig.Load(jsconfig.Options{
 		Root:     ws.Root,

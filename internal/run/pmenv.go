@@ -168,24 +168,17 @@ func pmPackage(dir, name string) (entry, version string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	var m struct {
-		Name    string          `json:"name"`
-		Version string          `json:"version"`
-		Bin     json.RawMessage `json:"bin"`
+	pkg, version, bin, ok := workspace.PackageBin(data, name)
+	if !ok {
+		if pkg, version, bin, ok = packageBinJSON(data, name); !ok {
+			return "", "", false
+		}
 	}
-	if json.Unmarshal(data, &m) != nil || m.Name != name {
+	if pkg != name {
 		return "", "", false
 	}
-	var bins map[string]string
-	if json.Unmarshal(m.Bin, &bins) == nil {
-		if b := bins[name]; b != "" {
-			entry = filepath.Join(dir, filepath.FromSlash(b))
-		}
-	} else {
-		var b string
-		if json.Unmarshal(m.Bin, &b) == nil && b != "" {
-			entry = filepath.Join(dir, filepath.FromSlash(b))
-		}
+	if bin != "" {
+		entry = filepath.Join(dir, filepath.FromSlash(bin))
 	}
 	if entry != "" && !isJS(entry) {
 		// A launcher script (pnpm ships bin/pnpm.cjs beside a shell
@@ -197,7 +190,27 @@ func pmPackage(dir, name string) (entry, version string, ok bool) {
 			}
 		}
 	}
-	return entry, m.Version, true
+	return entry, version, true
+}
+
+// packageBinJSON is [workspace.PackageBin] with encoding/json, for what
+// that leaves to it.
+func packageBinJSON(data []byte, binName string) (name, version, bin string, ok bool) {
+	var m struct {
+		Name    string          `json:"name"`
+		Version string          `json:"version"`
+		Bin     json.RawMessage `json:"bin"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return "", "", "", false
+	}
+	var bins map[string]string
+	if json.Unmarshal(m.Bin, &bins) == nil {
+		bin = bins[binName]
+	} else if json.Unmarshal(m.Bin, &bin) != nil {
+		bin = ""
+	}
+	return m.Name, m.Version, bin, true
 }
 
 // agentNode finds Node's version in a user agent: "... node/v20.1.0 ...".
@@ -232,6 +245,14 @@ var nodeFinders sync.Map // nodeFinderKey -> *nodeprog.Finder
 type nodeFinderKey struct {
 	ws   *workspace.Workspace
 	goos string
+}
+
+// RememberNodeVersions gives the runs in ws with goos's rules the memo m
+// for the versions of node their tasks' user agent holds, unless they have
+// one: the task cache's ([TaskCache.Start]) replaces it. Without a memo,
+// every run starts node --version.
+func RememberNodeVersions(ws *workspace.Workspace, goos string, m nodeprog.Memo) {
+	nodeFinder(ws, goos).SetMemo(m)
 }
 
 func nodeFinder(ws *workspace.Workspace, goos string) *nodeprog.Finder {
