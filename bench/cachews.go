@@ -14,7 +14,12 @@ import (
 // same task for each: build, depending on ^build (project i depends on
 // project i-1 within groups of 10, so the graph has chains), outputs
 // dist/**. The root is an npm workspace with a .gitignore for
-// node_modules, dist, .turbo. It does not create the git repository.
+// node_modules, dist, .turbo, and the package-lock.json `npm install
+// --package-lock-only` writes for it (lockfileVersion 3: the root, each
+// project's link node_modules/pNNNN and its entry packages/pNNNN with its
+// dependency), so that each task's key holds its project's part of the
+// lockfile, as in a workspace npm installed. It does not create the git
+// repository or node_modules.
 func GenerateCache(root string, n, files int) error {
 	if err := os.RemoveAll(filepath.Join(root, "packages")); err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -44,8 +49,8 @@ func GenerateCache(root string, n, files int) error {
 	if err := write("turbo.json", `{"$schema": "https://turbo.build/schema.json", "tasks": {"build": {"dependsOn": ["^build"], "outputs": ["dist/**"]}}}`+"\n"); err != nil {
 		return err
 	}
-	if err := write("package-lock.json", `{"name": "vx-cache-bench", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {}}`+"\n"); err != nil {
-		return err
+	if err := os.WriteFile(filepath.Join(root, "package-lock.json"), cacheLockfile(n), 0o644); err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	body := strings.Repeat("// filler line of a source file\n", 6)
 	for i := 1; i <= n; i++ {
@@ -54,8 +59,8 @@ func GenerateCache(root string, n, files int) error {
 			"name": name, "version": "1.0.0",
 			"scripts": map[string]string{"build": "mkdir -p dist && echo built > dist/out.txt"},
 		}
-		if i%10 != 1 {
-			m["dependencies"] = map[string]string{fmt.Sprintf("p%04d", i-1): "1.0.0"}
+		if dep := cacheDep(i); dep != "" {
+			m["dependencies"] = map[string]string{dep: "1.0.0"}
 		}
 		if err := os.MkdirAll(filepath.Join(root, "packages", name), 0o755); err != nil {
 			return fmt.Errorf("bench: %w", err)
@@ -70,4 +75,45 @@ func GenerateCache(root string, n, files int) error {
 		}
 	}
 	return nil
+}
+
+// cacheDep is the project that project i of the cache workspace depends on,
+// "" for none: i-1 within groups of 10.
+func cacheDep(i int) string {
+	if i%10 == 1 {
+		return ""
+	}
+	return fmt.Sprintf("p%04d", i-1)
+}
+
+// cacheLockfile returns the package-lock.json of the cache workspace of n
+// projects, byte for byte as npm 11 writes it (keys in npm's order, two
+// spaces, a final newline; TestCacheLockfileIsNpms checks it against npm).
+func cacheLockfile(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{
+  "name": "vx-cache-bench",
+  "version": "1.0.0",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "name": "vx-cache-bench",
+      "version": "1.0.0",
+      "workspaces": [
+        "packages/*"
+      ]
+    }`)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, ",\n    \"node_modules/p%04d\": {\n      \"resolved\": \"packages/p%04d\",\n      \"link\": true\n    }", i, i)
+	}
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, ",\n    \"packages/p%04d\": {\n      \"version\": \"1.0.0\"", i)
+		if dep := cacheDep(i); dep != "" {
+			fmt.Fprintf(&b, ",\n      \"dependencies\": {\n        \"%s\": \"1.0.0\"\n      }", dep)
+		}
+		b.WriteString("\n    }")
+	}
+	b.WriteString("\n  }\n}\n")
+	return []byte(b.String())
 }
