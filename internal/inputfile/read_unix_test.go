@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vxrun/vx/internal/testdir"
+	"golang.org/x/sys/unix"
 )
 
 // TestReadFIFO: a named pipe is refused at once, without waiting for a
@@ -120,5 +122,120 @@ func TestOpenWriteRefusesLinks(t *testing.T) {
 	f.Close()
 	if fi, _ := os.Stat(victim); fi.Size() != 0 {
 		t.Errorf("O_TRUNC left %d bytes", fi.Size())
+	}
+}
+
+// TestOpenFileInfo: what Open says of a file is what os.Stat says, for
+// each kind of permission bits.
+func TestOpenFileInfo(t *testing.T) {
+	dir := testdir.New(t)
+	tests := []struct {
+		name string
+		mode os.FileMode
+		size int64
+	}{
+		{"plain.json", 0o644, 13},
+		{"empty", 0o600, 0},
+		{"tool", 0o755 | os.ModeSetuid | os.ModeSetgid, 5000},
+		{"sticky", 0o640 | os.ModeSticky, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(p, make([]byte, tt.size), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(p, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			mtime := time.Date(2026, 12, 6, 9, 30, 0, 123456789, time.UTC)
+			if err := os.Chtimes(p, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, got, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			type info struct {
+				Name    string
+				Size    int64
+				Mode    os.FileMode
+				ModTime time.Time
+				IsDir   bool
+				Ino     uint64
+			}
+			of := func(fi os.FileInfo) info {
+				st, ok := fi.Sys().(*syscall.Stat_t)
+				if !ok {
+					t.Fatalf("Sys() = %T, want *syscall.Stat_t", fi.Sys())
+				}
+				return info{fi.Name(), fi.Size(), fi.Mode(), fi.ModTime(), fi.IsDir(), uint64(st.Ino)}
+			}
+			if diff := cmp.Diff(of(want), of(got)); diff != "" {
+				t.Errorf("Open(%s) FileInfo mismatch (-os.Stat +Open):\n%s", tt.name, diff)
+			}
+		})
+	}
+}
+
+// TestOpenIsBlocking: the files Open and OpenWrite return are blocking
+// (opened O_NONBLOCK so that a named pipe never waits, then set back),
+// and OpenWrite keeps O_APPEND: two appends both land at the end.
+func TestOpenIsBlocking(t *testing.T) {
+	dir := testdir.New(t)
+	p := filepath.Join(dir, "log")
+	if err := os.WriteFile(p, []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := func(f *os.File) int {
+		fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fl
+	}
+	f, _, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags(f)&syscall.O_NONBLOCK != 0 {
+		t.Error("Open returned a non-blocking descriptor")
+	}
+	f.Close()
+	for _, s := range []string{"b", "c"} {
+		w, err := OpenWrite(p, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fl := flags(w); fl&syscall.O_NONBLOCK != 0 || fl&syscall.O_APPEND == 0 {
+			t.Errorf("OpenWrite(O_APPEND) flags %#x: want O_APPEND without O_NONBLOCK", fl)
+		}
+		if _, err := w.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	if b, _ := os.ReadFile(p); string(b) != "abc" {
+		t.Errorf("after two appends the file holds %q, want %q", b, "abc")
+	}
+}
+
+// BenchmarkOpen is Open and Close of a small regular file.
+func BenchmarkOpen(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		f, _, err := Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
 	}
 }
