@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -38,7 +39,49 @@ type TaskCache struct {
 	keys    map[*Node]*keyFuture
 	caps    map[*Node]*cache.Capture
 	locks   map[*Node]func() // releases the task's lock (cache.LockTask), held until its result is stored
+	envs    map[*Node]*nodeEnv
 	saves   sync.WaitGroup
+}
+
+// nodeEnv is a task's environment, what of it its key holds and the
+// version of its node ([taskEnviron]), made once per run: the key needs
+// them, and so does the dry run's plan ([Steps]).
+type nodeEnv struct {
+	once sync.Once
+	env  []string
+	key  []cache.Property
+	node string
+}
+
+// environ returns n's [taskEnviron], made on the first call (the node
+// version through the cache's memo).
+func (tc *TaskCache) environ(n *Node) *nodeEnv {
+	tc.mu.Lock()
+	e, ok := tc.envs[n]
+	if !ok {
+		if tc.envs == nil {
+			tc.envs = map[*Node]*nodeEnv{}
+		}
+		e = &nodeEnv{}
+		tc.envs[n] = e
+	}
+	tc.mu.Unlock()
+	e.once.Do(func() {
+		if tc.C != nil {
+			nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
+		}
+		e.env, e.key, e.node = taskEnviron(tc.WS, n, tc.Parent, tc.GOOS)
+	})
+	return e
+}
+
+// taskEnv returns n's environment as [TaskEnv] makes it for ws, parent and
+// goos: the one the cache made for its key when tc's run is that run.
+func (tc *TaskCache) taskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
+	if tc == nil || tc.WS != ws || tc.GOOS != goos || !slices.Equal(tc.Parent, parent) {
+		return TaskEnv(ws, n, parent, goos)
+	}
+	return tc.environ(n).env
 }
 
 // Key returns n's cache key (computed once per run). The keys of n's
@@ -163,29 +206,23 @@ func (tc *TaskCache) spec(n *Node) *cache.TaskSpec {
 		argv = append([]string{"pre:" + n.Pre, "post:" + n.Post}, argv...)
 	}
 	// What the task sees of its environment, as the key holds it (the
-	// node version in its user agent from the memo).
-	nodeFinder(tc.WS, tc.GOOS).SetMemo(tc.C.NodeMemo())
-	env, keyEnv := taskEnviron(tc.WS, n, tc.Parent, tc.GOOS)
+	// node version in its user agent from the memo), and the version of
+	// the node it runs: the one its environment (npm_config_user_agent)
+	// was made with, remembered in the cache's memo across runs.
+	e := tc.environ(n)
 	return &cache.TaskSpec{
 		ID:      n.ID,
 		RelDir:  n.Project.RelDir,
 		Argv:    argv,
 		Args:    args,
-		Env:     keyEnv,
+		Env:     e.key,
 		Inputs:  n.Config.Inputs,
 		Outputs: n.Config.Outputs,
 		// The files of the workspace dependencies without the task.
 		SourceDeps: sourceDirs(n),
-		Node:       tc.nodeVersion(env, n),
+		Node:       e.node,
 		ConfigFile: n.configFile(),
 	}
-}
-
-// nodeVersion returns the version of the node n runs with env: the one
-// its environment (npm_config_user_agent) was made with, remembered in the
-// cache's memo across runs.
-func (tc *TaskCache) nodeVersion(env []string, n *Node) string {
-	return nodeFinder(tc.WS, tc.GOOS).Version(env, n.Project.Dir)
 }
 
 // sourceDirs returns the directories of n's SourceDeps, from the root.

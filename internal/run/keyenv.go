@@ -137,8 +137,10 @@ func isWindows(goos string) bool { return listSeparator(goos) == ";" }
 // in env, and in key. Nothing in env depends on the directory vx was
 // started in (INIT_CWD is the project's directory, as `npm run` in the
 // project sets it), so runs from any directory share keys. A variable without a rule, which the tests keep from
-// happening, is in key with its value.
-func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string) (env []string, key []cache.Property) {
+// happening, is in key with its value. node is the version of the node n
+// runs (in env's PATH, from n's directory; "" when none, [nodeprog.Unknown]
+// when it did not say), the one in env's user agent.
+func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string) (env []string, key []cache.Property, node string) {
 	opts := envOptions(ws, n, parent, goos)
 	agent, execPath := pmVars(ws, parent, goos)
 	env = exec.TaskEnviron(opts, exec.TaskVars{
@@ -158,7 +160,8 @@ func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string)
 	// The version of the node the task runs (in its PATH, from its
 	// directory: behind a version manager's shim, the one its pins
 	// choose), in the user agent.
-	if v := nodeFinder(ws, goos).Version(env, n.Project.Dir); v != "" && v != nodeprog.Unknown && agent != "" {
+	node = nodeFinder(ws, goos).Version(env, n.Project.Dir)
+	if v := node; v != "" && v != nodeprog.Unknown && agent != "" {
 		ua := "npm_config_user_agent=" + withNode(agent, v)
 		for i, kv := range env {
 			if name, _, _ := strings.Cut(kv, "="); exec.EnvNameKey(name, goos) == exec.EnvNameKey("npm_config_user_agent", goos) {
@@ -202,7 +205,7 @@ func taskEnviron(ws *workspace.Workspace, n *Node, parent []string, goos string)
 		}
 		key = append(key, cache.Property{Name: k, Value: v})
 	}
-	return env, key
+	return env, key, node
 }
 
 // rootRel returns the absolute path p from root, slash-separated ("." for

@@ -31,7 +31,7 @@ func TestKeyEnvAgreesWithTaskEnv(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(i), 21))
 		ws, n, parent := randomTask(r, root, goos)
 		t.Run(fmt.Sprintf("%d-%s", i, goos), func(t *testing.T) {
-			env, key := taskEnviron(ws, n, parent, goos)
+			env, key, _ := taskEnviron(ws, n, parent, goos)
 			if diff := cmp.Diff(TaskEnv(ws, n, parent, goos), env); diff != "" {
 				t.Fatalf("TaskEnv and taskEnviron disagree (-TaskEnv +taskEnviron):\n%s", diff)
 			}
@@ -45,6 +45,44 @@ func TestKeyEnvAgreesWithTaskEnv(t *testing.T) {
 			want := wantKeyEnv(t, ws, n, parent, env, goos)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("key env (-want +got):\n%s\nparent %q\ndeclared %+v", diff, parent, n.Config)
+			}
+		})
+	}
+}
+
+// TestStepsShareTheKeysEnvironment: the dry run's steps take each task's
+// environment from the one the cache made for its key (made once), when
+// the cache is the run's: same workspace, parent environment and GOOS;
+// for another run they make their own, which is TaskEnv's.
+func TestStepsShareTheKeysEnvironment(t *testing.T) {
+	root := filepath.FromSlash("/home/dev/ws")
+	for i := range 40 {
+		goos := []string{"linux", "windows"}[i%2]
+		r := rand.New(rand.NewPCG(uint64(i), 28))
+		ws, n, parent := randomTask(r, root, goos)
+		t.Run(fmt.Sprintf("%d-%s", i, goos), func(t *testing.T) {
+			g := &Graph{Nodes: []*Node{n}}
+			tc := &TaskCache{WS: ws, Parent: parent, GOOS: goos}
+			keyEnv := tc.environ(n).env
+			got := Steps(ws, g, slices.Clone(parent), goos, nil, tc)[0].Env
+			if diff := cmp.Diff(TaskEnv(ws, n, parent, goos), got); diff != "" {
+				t.Fatalf("Steps' environment is not TaskEnv's (-TaskEnv +Steps):\n%s", diff)
+			}
+			if len(got) > 0 && &got[0] != &keyEnv[0] {
+				t.Errorf("Steps made the environment again instead of taking the key's")
+			}
+			other := append(slices.Clone(parent), "VX_OTHER_RUN=1")
+			got = Steps(ws, g, other, goos, nil, tc)[0].Env
+			if diff := cmp.Diff(TaskEnv(ws, n, other, goos), got); diff != "" {
+				t.Errorf("Steps of another run's environment (-TaskEnv +Steps):\n%s", diff)
+			}
+			for _, g := range []string{"linux", "windows"} {
+				if g == goos {
+					continue
+				}
+				if diff := cmp.Diff(TaskEnv(ws, n, parent, g), Steps(ws, &Graph{Nodes: []*Node{n}}, parent, g, nil, tc)[0].Env); diff != "" {
+					t.Errorf("Steps under another GOOS (-TaskEnv +Steps):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -268,7 +306,7 @@ func TestTaskEnvironStartDir(t *testing.T) {
 		var firstKey any
 		for i, start := range []string{root, n.Project.Dir, filepath.Join(n.Project.Dir, "src"), filepath.Dir(root)} {
 			ws.StartDir = start
-			env, key := taskEnviron(ws, n, parent, goos)
+			env, key, _ := taskEnviron(ws, n, parent, goos)
 			if v, _ := exec.LookupEnv(env, "INIT_CWD", goos); v != n.Project.Dir {
 				t.Errorf("%s, started in %s: INIT_CWD=%q, want the project's directory %q", goos, start, v, n.Project.Dir)
 			}

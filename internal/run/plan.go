@@ -20,13 +20,14 @@ type Step struct {
 }
 
 // Steps returns the steps of g's tasks in g's order, for a run started with
-// environ on goos with args after --, shown as tc hides them.
+// environ on goos with args after --, shown as tc hides them. The
+// environments are those tc made for the keys when tc is this run's.
 func Steps(ws *workspace.Workspace, g *Graph, environ []string, goos string, args []string, tc *TaskCache) []Step {
 	steps := make([]Step, 0, len(g.Nodes))
 	shells := &exec.ShellCache{}
 	shown := HideArgs(tc, args)
 	for _, n := range g.Nodes {
-		s := Step{Node: n, Args: []string{}, Env: TaskEnv(ws, n, environ, goos)}
+		s := Step{Node: n, Args: []string{}, Env: tc.taskEnv(ws, n, environ, goos)}
 		if n.Target {
 			s.Args = append(s.Args, shown...)
 		}

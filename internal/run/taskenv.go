@@ -17,7 +17,7 @@ import (
 // variables vx sets on every task. `vx run` and `vx env` both call it, and
 // the task cache keys n on the same environment (taskEnviron).
 func TaskEnv(ws *workspace.Workspace, n *Node, parent []string, goos string) []string {
-	env, _ := taskEnviron(ws, n, parent, goos)
+	env, _, _ := taskEnviron(ws, n, parent, goos)
 	return env
 }
 
