@@ -55,13 +55,18 @@ have_turbo=1
 "$turbo" --version >/dev/null 2>&1 || { have_turbo=0; say "turbo could not be installed or does not run: vx alone"; }
 
 ws=$cache/cachews
-if [ ! -f "$ws/.bench-$n-$files" ]; then
+# The stamp names what the workspace was written with; raise gen_version
+# when bench/gen writes it differently (2: npm's package-lock.json), so
+# that an older one is written again.
+gen_version=2
+stamp=.bench-v$gen_version-$n-$files
+if [ ! -f "$ws/$stamp" ]; then
 	say "writing the workspace: $n packages x $files files"
 	rm -rf "$ws" && mkdir -p "$ws"
 	"$cache/gen" -n "$n" -cache-files "$files" "$ws"
 	(cd "$ws" && git init -q && git add -A && git -c user.email=b@b -c user.name=bench -c commit.gpgsign=false commit -qm bench) >>"$log" 2>&1
 	touch "$ws/.git/info/exclude" && echo ".bench-*" >>"$ws/.git/info/exclude"
-	touch "$ws/.bench-$n-$files"
+	touch "$ws/$stamp"
 fi
 cd "$ws"
 store=$ws/node_modules/.cache/vx
