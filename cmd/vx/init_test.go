@@ -19,6 +19,7 @@ import (
 // TestTypesCompile checks with tsc (go test -run TestInitFromTurbo -u
 // rewrites them). A second vx init refuses to replace it.
 func TestInitFromTurbo(t *testing.T) {
+	t.Parallel()
 	if _, err := osexec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("node is not on PATH, and CI=true: vx init's file is evaluated with node")
@@ -32,6 +33,7 @@ func TestInitFromTurbo(t *testing.T) {
 	for _, src := range dirs {
 		name := filepath.Base(src)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // its own copy of the workspace, its own golden file
 			ws := t.TempDir()
 			if err := os.CopyFS(ws, os.DirFS(src)); err != nil {
 				t.Fatal(err)

@@ -542,6 +542,7 @@ var leakProjects = []leakProject{
 // `vx env` must print the same environment (no drift). Even seeds run all
 // tasks from the root (prefixed output), odd seeds one task (passthrough).
 func TestReliabilityNoLeak(t *testing.T) {
+	t.Parallel() // its own workspaces, no signal; the signal tests, which are not parallel, have ended
 	watchInterrupts(t)
 	rounds := 40
 	if testing.Short() {

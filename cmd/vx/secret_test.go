@@ -139,6 +139,7 @@ func TestEnvKeyAcrossMachines(t *testing.T) {
 // --explain-misses, the dry runs, vx why) prints one, nor any file of the
 // store or report holds one or its plain SHA-256.
 func TestArgsNeverInClear(t *testing.T) {
+	t.Parallel() // its own workspace and store
 	w := newCacheWS(t, true)
 	values := []string{"--password=vxarg-493817", "--password=vxarg-changed-5521"}
 	out := map[string]string{}

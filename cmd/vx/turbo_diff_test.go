@@ -29,6 +29,7 @@ import (
 // its own way. And each task must see the same of a few variables set for
 // the test (env, passThroughEnv, the global keys, patterns, exclusions).
 func TestTurboDifferential(t *testing.T) {
+	t.Parallel() // each workspace is copied to its own directory
 	turbo := testtool.Need(t, "npm i -g turbo; .ci/run does: the differential tests run it", "turbo")
 	dirs, err := filepath.Glob(filepath.Join("testdata", "turbo", "*"))
 	if err != nil || len(dirs) == 0 {
