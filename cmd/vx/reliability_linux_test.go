@@ -156,14 +156,17 @@ func TestReliabilityCtrlC(t *testing.T) {
 func TestReliabilityJobControl(t *testing.T) {
 	watchInterrupts(t)
 	bash := testtool.Need(t, "apt-get install bash: the test needs an interactive shell with job control", "bash")
-	// The task polls once a second, not every 20 ms: dash starts each sleep
-	// with vfork, and a Ctrl-Z that lands between the vfork and the exec
-	// stops the child before it runs sleep while dash waits for that exec,
+	// The task waits in one long sleep, which the test ends, and Ctrl-Z
+	// comes only once that sleep runs: dash starts each program with vfork,
+	// and a Ctrl-Z that lands between the vfork and the exec stops the
+	// child before it runs the program while dash waits for that exec,
 	// unstoppable (state D): the job never stops, as with bash's own job
-	// control. At 50 forks a second the test hit that window in two of
-	// five CI runs.
+	// control. A task that polled (sleep in a loop) hit that window under
+	// load: in two of five CI runs at 50 polls a second, in two of four
+	// loaded runs at one a second (the first sleep starts right after
+	// "ready"). Writing "ready" is a builtin, so no other fork is near.
 	root := sleepWorkspace(t, map[string]string{
-		"p": `echo $$ > pid; touch ready; while [ ! -f go ]; do sleep 1; done; echo finished`,
+		"p": `echo $$ > pid; : > ready; sleep 317; echo finished`,
 	})
 	dir := filepath.Join(root, "packages", "p")
 	master, slave := openPty(t)
@@ -211,6 +214,10 @@ func TestReliabilityJobControl(t *testing.T) {
 		vx, _ = strconv.Atoi(f[1]) // the task shell's parent
 	}
 
+	sleepPid := func() int { return procByCmdline("sleep\x00317\x00") }
+	if !waitUntil(15*time.Second, func() bool { return sleepPid() > 0 }) {
+		t.Fatalf("the task's sleep never started")
+	}
 	typeLine("\x1a") // Ctrl-Z
 	if !waitUntil(30*time.Second, func() bool { return fg() == sh.Process.Pid }) {
 		t.Fatalf("after Ctrl-Z the terminal stayed with group %d, not the shell's %d; task state %c, vx state %c; terminal:\n%s",
@@ -232,7 +239,7 @@ func TestReliabilityJobControl(t *testing.T) {
 	if !waitUntil(30*time.Second, func() bool { return fg() == task }) {
 		t.Fatalf("after fg the terminal belongs to group %d, want the task's %d; terminal:\n%s", fg(), task, screen.String())
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+	if err := syscall.Kill(sleepPid(), syscall.SIGTERM); err != nil { // the task goes on: echo finished
 		t.Fatal(err)
 	}
 	if !waitUntil(15*time.Second, func() bool { return fg() == sh.Process.Pid }) {

@@ -468,15 +468,30 @@ func fileExists(name string) bool {
 
 // countProcs counts the processes whose /proc/<pid>/cmdline is cmdline.
 func countProcs(cmdline string) int {
-	ents, _ := os.ReadDir("/proc")
 	n := 0
+	eachProc(cmdline, func(int) { n++ })
+	return n
+}
+
+// procByCmdline returns the pid of a process whose /proc/<pid>/cmdline is
+// cmdline (the program's arguments, each ended by a NUL), 0 when none: a
+// process that has one has run exec.
+func procByCmdline(cmdline string) int {
+	pid := 0
+	eachProc(cmdline, func(p int) { pid = p })
+	return pid
+}
+
+// eachProc calls f with the pid of each process whose cmdline is cmdline.
+func eachProc(cmdline string, f func(pid int)) {
+	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && string(b) == cmdline {
-			n++
+			f(pid)
 		}
 	}
-	return n
 }
