@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -188,6 +189,19 @@ func TestOtelNeverBreaksARun(t *testing.T) {
 			warning: "vx: warning: otel: VX_REMOTE_HELPER names"},
 		{name: "grpc", env: []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
 			warning: "vx: warning: otel: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: vx exports over OTLP/HTTP only"},
+	}
+	if runtime.GOOS != "windows" {
+		// A helper that never reads its pipe's end (as one a loaded machine
+		// has not yet scheduled): vx stops it at the bound and says why itself.
+		stuck := filepath.Join(testdir.New(t), "vx-remote")
+		if err := os.WriteFile(stuck, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, struct {
+			name, warning string
+			env, args     []string
+		}{name: "helper never ends", env: []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + slow.URL, "VX_REMOTE_HELPER=" + stuck},
+			warning: "vx: warning: otel: cannot export the trace to " + slow.URL + "/v1/traces: no answer within the 2s vx waits for the collector at the end of a run"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

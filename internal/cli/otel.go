@@ -5,10 +5,12 @@ import (
 	"io"
 	osexec "os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/otel"
+	"github.com/vxrun/vx/internal/otel/wire"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/run"
 )
@@ -23,6 +25,24 @@ type otelRun struct {
 	stdin io.WriteCloser
 	cmd   *osexec.Cmd
 	done  chan struct{} // closed once the helper has exited
+	// warned is the helper's stderr: whether it said anything (its one
+	// warning), so that vx says why when it stops a helper that had not.
+	warned *seenWriter
+	url    string // the collector's, redacted
+	stderr io.Writer
+}
+
+// seenWriter passes what is written on to w and remembers that something was.
+type seenWriter struct {
+	w    io.Writer
+	seen atomic.Bool
+}
+
+func (s *seenWriter) Write(b []byte) (int, error) {
+	if len(b) > 0 {
+		s.seen.Store(true)
+	}
+	return s.w.Write(b)
 }
 
 // startOtel starts the export when --otel or the variables ask for one; nil otherwise.
@@ -47,7 +67,8 @@ func startOtel(p *Process, a *parsed, tc *run.TaskCache) *otelRun {
 	}
 	cmd := osexec.Command(helper, "otel")
 	cmd.Env = helperEnv(p.Environ, p.GOOS)
-	cmd.Stderr = p.Stderr // its one warning
+	warned := &seenWriter{w: p.Stderr}
+	cmd.Stderr = warned // its one warning
 	cmd.WaitDelay = 100 * time.Millisecond
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
@@ -57,7 +78,7 @@ func startOtel(p *Process, a *parsed, tc *run.TaskCache) *otelRun {
 		fmt.Fprintf(p.Stderr, "vx: warning: otel: cannot start %s: %v; the run goes on without a trace\n", quote.Q(helper), err)
 		return nil
 	}
-	o := &otelRun{stdin: stdin, cmd: cmd, done: make(chan struct{})}
+	o := &otelRun{stdin: stdin, cmd: cmd, done: make(chan struct{}), warned: warned, url: wire.Redact(cfg.URL), stderr: p.Stderr}
 	go func() {
 		cmd.Wait()
 		close(o.done)
@@ -115,8 +136,14 @@ func (o *otelRun) stop() {
 	select {
 	case <-o.done:
 	case <-t.C:
+		// The helper's own bound starts when it reads the pipe's end, which
+		// a loaded machine may deliver late: vx says what the helper had no
+		// time to say.
 		o.cmd.Process.Kill()
 		<-o.done
+		if !o.warned.seen.Load() {
+			fmt.Fprintf(o.stderr, "vx: warning: otel: cannot export the trace to %s: no answer within the %s vx waits for the collector at the end of a run; the run goes on, and spans that cannot be sent are dropped\n", o.url, otel.FlushBound)
+		}
 	}
 }
 
