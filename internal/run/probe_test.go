@@ -266,3 +266,41 @@ func TestStripEscapes(t *testing.T) {
 		t.Error("a coloured line does not match")
 	}
 }
+
+// TestLastTry: what a readiness wait that ran out of time reports as its
+// last try. A try the wait's end cut short, or one that only timed out after
+// the server had answered, does not replace what came before (ready_url
+// reported "i/o timeout" instead of the server's 404 at load 25).
+func TestLastTry(t *testing.T) {
+	t.Parallel()
+	answered := statusError{"HTTP/1.1 404 Not Found"}
+	refused := &net.OpError{Op: "dial", Err: fmt.Errorf("connection refused")}
+	timedOut := &net.OpError{Op: "dial", Err: timeoutErr{}}
+	tests := []struct {
+		name            string
+		last, err, want error
+		cut             bool
+	}{
+		{"first try", nil, refused, refused, false},
+		{"first try, cut short", nil, timedOut, timedOut, true},
+		{"a later answer", refused, answered, answered, false},
+		{"refused after an answer", answered, refused, refused, false},
+		{"timed out after an answer", answered, timedOut, answered, false},
+		{"timed out after a refusal", refused, timedOut, timedOut, false},
+		{"cut short", refused, answered, refused, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := lastTry(tt.last, tt.err, tt.cut); got != tt.want {
+				t.Errorf("lastTry(%v, %v, %v) = %v, want %v", tt.last, tt.err, tt.cut, got, tt.want)
+			}
+		})
+	}
+}
+
+// timeoutErr is a net.Error that timed out.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }

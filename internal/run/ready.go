@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"regexp"
 	"strings"
 	"sync"
@@ -148,15 +149,30 @@ func (w *readyWatch) wait() error {
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() == nil || last == nil {
-			last = err
-		}
+		last = lastTry(last, err, ctx.Err() != nil)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			return w.timeoutErr(timeout, last)
 		}
 	}
+}
+
+// lastTry is what a failed readiness wait reports as its last try, given
+// the one it kept (last, nil at first) and the try that just failed (err):
+// err, unless the wait's own end cut it short (cut) or it only timed out
+// after the server had answered: an answer ("answered 404") says more of
+// the server than a try that a loaded machine did not finish in time.
+func lastTry(last, err error, cut bool) error {
+	if last == nil {
+		return err
+	}
+	var answered statusError
+	var ne net.Error
+	if cut || errors.As(last, &answered) && errors.As(err, &ne) && ne.Timeout() {
+		return last
+	}
+	return err
 }
 
 // timeoutErr says that the server was not ready in time, with the last
