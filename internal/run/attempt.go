@@ -220,15 +220,6 @@ func exitText(r exec.Result) string {
 	return fmt.Sprintf("exit %d", r.ExitCode)
 }
 
-// noteAttempts writes what became of a task's attempts into its record,
-// and counts it when it is flaky.
-func (o *Outcome) noteAttempts(tr *TaskRun, info attemptInfo) {
-	tr.Attempts, tr.Flaky, tr.TimedOut = info.n, info.flaky, info.timedOut
-	if info.flaky {
-		o.Flaky = append(o.Flaky, tr.Node.ID)
-	}
-}
-
 // attemptLog is where vx's lines about n's attempts go: n's output as
 // shown (shown), or, when n's output is not shown (--output-logs
 // hash-only or none), where vx's own lines for n go.

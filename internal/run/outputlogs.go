@@ -45,11 +45,6 @@ type taskLogs struct {
 // logMode is the mode n's output is shown in.
 func (s *scheduler) logMode(n *Node) string { return logMode(s.opts.OutputLogs, n) }
 
-// logMode is the mode n's output is shown in by vx watch. A watched task's
-// lines are always prefixed, so vx's own lines about it ("cache hit,
-// replaying logs ...") carry no label of their own.
-func (w *watchRun) logMode(n *Node) string { return logMode(w.o.OutputLogs, n) }
-
 // logMode is the mode n's output is shown in, by vx run and vx watch alike:
 // --output-logs (flag), else the task's "outputLogs", else full.
 func logMode(flag string, n *Node) string {
@@ -66,7 +61,7 @@ func logMode(flag string, n *Node) string {
 // they are kept for vx's own lines, and the task gets what its mode
 // lets through.
 func (s *scheduler) limitLogs(n *Node, spec *exec.Spec, label string) {
-	s.logs[n.index] = limitLogs(n, spec, label, s.logMode(n), s.opts.Cache != nil && n.Cacheable)
+	s.logs[n.index] = limitLogs(n, spec, label, s.logMode(n), s.cacheOf(n) != nil && n.Cacheable)
 }
 
 // limitLogs applies mode to spec's streams, which show n's output, and

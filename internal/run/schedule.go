@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	osexec "os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/watch"
 )
 
 // Execute runs g. Dependencies finish before their dependents start.
@@ -24,7 +26,7 @@ import (
 // line of a run of several tasks is left out when the cause is SIGPIPE:
 // nobody reads vx's output any more.
 func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
-	s := newScheduler(ctx, g, opts)
+	s := newScheduler(ctx, g, opts, nil)
 	defer s.cancel(nil)
 	defer s.stall.stop()
 	for {
@@ -37,11 +39,21 @@ func Execute(ctx context.Context, g *Graph, opts Options) Outcome {
 	return s.end()
 }
 
-// A scheduler runs one graph: it starts each task once its dependencies
-// have ended and a slot is free ([scheduler.start]), waits for the next
-// event ([scheduler.wait]) and records each task's end
-// ([scheduler.ended]); [Options.Observer] hears of both. It is used by one goroutine, Execute's; each
-// running task's own goroutine only sends its [result].
+// A scheduler runs the tasks of one graph, for vx run ([Execute]) and vx
+// watch ([Watch]) alike: it starts each task once its dependencies allow
+// and a slot is free ([scheduler.startReady], [scheduler.start]: restored
+// from the cache, or spawned), waits for the next event
+// ([scheduler.wait]) and records each task's end ([scheduler.ended],
+// [scheduler.record]); [Options.Observer] hears of both, and
+// [scheduler.outcome] counts what became of the tasks. It is used by one
+// goroutine, Execute's or Watch's; each running task's own goroutine only
+// sends its [result].
+//
+// vx run walks the graph once: pending, dependents and blocked say what
+// may start. vx watch (w, watchrun.go) drives the same scheduler in
+// rounds: it says which tasks run (again) and when, and hears of each
+// end; its tasks each get a context of their own, so that one can be
+// stopped alone, and the task cache of their batch of changes.
 type scheduler struct {
 	ctx    context.Context // cancelled with a cause when the run stops
 	cancel context.CancelCauseFunc
@@ -75,6 +87,11 @@ type scheduler struct {
 
 	// What tracing found (--trace), counted by the tasks' goroutines.
 	nTraced, tracedReads, tracedWrites atomic.Int32
+
+	ends   int   // tasks ended so far
+	endSeq []int // by Node.index: when each task last ended (ends then), for the order of Failed and Flaky
+
+	w *watchRun // vx watch's rounds (watchrun.go); nil for vx run
 }
 
 // result is how a task ended, sent by the goroutine that waited for it.
@@ -88,14 +105,17 @@ type result struct {
 	tries  attemptInfo // its attempts (attempt.go)
 }
 
-func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
+// newScheduler prepares a run of g; w is vx watch's, or nil for vx run.
+func newScheduler(ctx context.Context, g *Graph, opts Options, w *watchRun) *scheduler {
 	if opts.Concurrency < 1 {
 		opts.Concurrency = 1
 	}
 	s := &scheduler{
 		g:          g,
 		opts:       opts,
-		single:     len(g.Nodes) == 1,
+		w:          w,
+		single:     len(g.Nodes) == 1 && w == nil, // a watched task never gets vx's streams
+		endSeq:     make([]int, len(g.Nodes)),
 		out:        Outcome{Total: len(g.Nodes), Start: time.Now(), Tasks: make([]TaskRun, len(g.Nodes))},
 		nullOut:    isNullDevice(opts.Stdout),
 		nullErr:    isNullDevice(opts.Stderr),
@@ -128,13 +148,16 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 	s.width = prefixWidth(ids)
 	for _, n := range g.Nodes {
 		for _, d := range n.Deps {
-			if g.inGraph(d) { // vx run --only leaves dependencies out
+			if g.inGraph(d) { // --only leaves dependencies out
 				s.pending[n.index]++
 				s.dependents[d.index] = append(s.dependents[d.index], n)
 			}
 		}
 	}
-	s.serve = newServing(g, s.dependents)
+	s.serve = &serving{} // vx watch has its own servers (watchready.go)
+	if w == nil {
+		s.serve = newServing(g, s.dependents)
+	}
 	for _, n := range g.Nodes {
 		if s.pending[n.index] == 0 {
 			s.ready = append(s.ready, n)
@@ -150,10 +173,13 @@ func newScheduler(ctx context.Context, g *Graph, opts Options) *scheduler {
 // startReady starts the ready tasks that a slot is free for, unless the
 // run is stopping. Persistent tasks (servers, watchers) start whatever the
 // concurrency: they hold no slot, so they cannot starve the tasks that do
-// end.
+// end. vx watch says afresh which tasks are ready, each time.
 func (s *scheduler) startReady() {
 	if s.stopping {
 		return
+	}
+	if s.w != nil {
+		s.ready = s.w.runnable()
 	}
 	waiting := s.ready[:0]
 	for _, n := range s.ready {
@@ -174,20 +200,34 @@ func (s *scheduler) startReady() {
 // scripts. Either way its end comes back as a [result]; when the run was
 // stopped meanwhile, n does not start and counts as skipped.
 func (s *scheduler) start(n *Node) {
+	if s.w != nil {
+		s.w.starting(n)
+	}
 	spec, closer := s.spec(n)
 	if s.ctx.Err() != nil {
 		closer()
 		return // the run was stopped meanwhile
 	}
-	s.out.Started++
-	s.out.Tasks[n.index].Start = time.Now()
+	s.out.Tasks[n.index] = TaskRun{Node: n, Status: "skipped", Start: time.Now()}
 	shown := spec.Stderr // before the cache wraps it to keep the task's logs
 	if s.restore(n, &spec, closer) {
 		return
 	}
 	s.serve.wrap(n, &spec)
+	if s.w != nil {
+		s.w.srv.wrap(n, &spec)
+	}
 	s.spawn(n, spec, closer, shown)
 	s.beginReady(n)
+}
+
+// cacheOf is the task cache n's run asks: vx run's, or in vx watch the
+// one of the batch of changes n runs for; nil for none.
+func (s *scheduler) cacheOf(n *Node) *TaskCache {
+	if s.w != nil {
+		return s.w.runCache(n)
+	}
+	return s.opts.Cache
 }
 
 // spec is what n's process gets: its script, directory and environment,
@@ -221,7 +261,7 @@ func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 	spec.Stdout, spec.Stderr = o, e
 	// A stream nobody reads goes straight to the null device, unless the
 	// cache keeps the task's logs.
-	if opts.Cache == nil || !n.Cacheable {
+	if s.cacheOf(n) == nil || !n.Cacheable {
 		if s.nullOut {
 			spec.Stdout = opts.Stdout
 		}
@@ -237,7 +277,7 @@ func (s *scheduler) spec(n *Node) (spec exec.Spec, closer func()) {
 // replayed its logs, and n ends at once. On a miss the cache may have
 // wrapped spec's streams to keep n's logs.
 func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
-	c := s.opts.Cache
+	c := s.cacheOf(n)
 	if c == nil {
 		return false
 	}
@@ -250,10 +290,8 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 		return false
 	}
 	tr.Cache = "hit"
-	s.out.Cached++
 	if c.Status(n) == "remote-hit" {
 		tr.Cache = "remote-hit"
-		s.out.Remote++
 	}
 	s.running[n] = nil
 	s.started(n)
@@ -263,11 +301,16 @@ func (s *scheduler) restore(n *Node, spec *exec.Spec, closer func()) bool {
 
 // spawn starts n's scripts and a goroutine that waits for them. A task
 // that cannot start ends at once with exit code 127, unless the run was
-// stopped meanwhile: then it did not start.
+// stopped meanwhile: then it did not start. In vx watch each task runs in
+// a context of its own, so that it can be stopped alone.
 func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Writer) {
-	p, err := startAttempts(s.serve.taskCtx(s.ctx, n), n, spec, policyOf(n, s.opts.Timeout, s.opts.Retries), s.attemptLog(n, shown), s.opts.Cache)
+	ctx := s.serve.taskCtx(s.ctx, n)
+	if s.w != nil {
+		ctx = s.w.taskCtx(ctx, n)
+	}
+	tc := s.cacheOf(n)
+	p, err := startAttempts(ctx, n, spec, policyOf(n, s.opts.Timeout, s.opts.Retries), s.attemptLog(n, shown), tc)
 	if err != nil && s.ctx.Err() != nil {
-		s.out.Started--
 		s.out.Tasks[n.index].Start = time.Time{}
 		closer()
 		return
@@ -277,7 +320,9 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Write
 		s.started(n)
 		end := time.Now()
 		s.running[n] = nil
-		go func() { s.report(result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end}) }()
+		go func() {
+			s.report(tc, ctx, result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: end})
+		}()
 		return
 	}
 	s.running[n] = p
@@ -285,29 +330,34 @@ func (s *scheduler) spawn(n *Node, spec exec.Spec, closer func(), shown io.Write
 	if len(spec.Args) > 0 {
 		// The arguments after -- are shown hidden (HideArgs).
 		shown := spec
-		shown.Args = HideArgs(s.opts.Cache, spec.Args)
+		shown.Args = HideArgs(tc, spec.Args)
 		if _, argv, err := exec.Resolve(shown); err == nil {
 			s.out.Tasks[n.index].Argv = argv
 		}
 	}
 	s.started(n)
+	if s.w != nil {
+		s.w.srv.begin(n, ctx)
+	}
 	go func() {
 		res, err := p.Wait()
-		if res.Trace != nil {
+		if res.Trace != nil && (s.w == nil || ctx.Err() == nil) {
 			// Reported where the task's output goes, not in its logs: a
 			// hit replays the logs, and the report is of this run.
-			s.checkTrace(n, &res, spec.Env, shown)
+			s.checkTrace(tc, n, &res, spec.Env, shown)
 		}
-		s.report(result{n: n, res: res, err: err, closer: closer, end: time.Now(), tries: p.info})
+		s.report(tc, ctx, result{n: n, res: res, err: err, closer: closer, end: time.Now(), tries: p.info})
 	}()
 }
 
-// report hands the end of a task that ran to the loop, after the cache
-// has taken it (TaskCache.after): the cache's per-task locks must not
-// wait for the loop.
-func (s *scheduler) report(r result) {
-	if s.opts.Cache != nil {
-		s.opts.Cache.after(r.n, r.err == nil && r.res.ExitCode == 0)
+// report hands the end of a task that ran to the loop, after tc, the
+// cache it ran with, has taken it (TaskCache.after): the cache's per-task
+// locks must not wait for the loop, which may itself wait for a lock
+// another vx holds. vx watch never stores a run it stopped (ctx, the
+// task's own: to run it again, or at Ctrl-C).
+func (s *scheduler) report(tc *TaskCache, ctx context.Context, r result) {
+	if tc != nil {
+		tc.after(r.n, r.err == nil && r.res.ExitCode == 0 && (s.w == nil || ctx.Err() == nil))
 	}
 	s.results <- r
 }
@@ -336,16 +386,32 @@ func explainNotFound(err error, env []string, configFile string) error {
 	return fmt.Errorf("%w; the task's PATH is %s (vx looks programs up in the task's PATH, not in its own: set PATH where vx runs, or define it in %s)", err, path, configFile)
 }
 
-// wait waits for the next event: a task's end, the run's stop (each tree
-// gets its signal from its own watch of ctx), the order to kill every
-// tree, or the stall warning's time.
+// wait waits for the next event: a task's end, a server's readiness, the
+// run's stop (each tree gets its signal from its own watch of ctx), the
+// order to kill every tree, or the stall warning's time; in vx watch also
+// a batch of changes, or the end of a loop guard's pause.
 func (s *scheduler) wait() {
 	if !s.stopping && len(s.ready) > 0 {
 		s.stall.start()
 	} else {
 		s.stall.stop()
 	}
+	var changes <-chan watch.Batch
+	var held <-chan time.Time
+	var served <-chan watchReadyEvent
+	if s.w != nil {
+		served = s.w.srv.events
+		if !s.stopping {
+			changes, held = s.w.changes, s.w.heldC
+		}
+	}
 	select {
+	case b, ok := <-changes:
+		s.w.changed(b, ok)
+	case <-held:
+		s.w.rerunHeld()
+	case ev := <-served:
+		s.w.serverReady(ev)
 	case <-s.stall.c:
 		s.stall.fired()
 		fmt.Fprintln(s.stderr, stallMessage(s.running, s.ready, s.opts.Concurrency, s.stall.wait()))
@@ -374,17 +440,22 @@ func killAll(running map[*Node]process) {
 
 // ended records the end of r's task: it frees the task's slot, flushes its
 // output, reports a failure, tells the observer and lets
-// the dependents start (or, after a failure, marks them blocked).
+// the dependents start (or, after a failure, marks them blocked); in vx
+// watch, the watch decides what runs next.
 func (s *scheduler) ended(r result) {
 	n := r.n
 	released := s.endedServer(&r)
+	if s.w != nil {
+		s.w.serverEnded(&r)
+	}
 	delete(s.running, n)
 	if !n.Config.Persistent {
 		s.busy--
 	}
 	s.stall.stop() // a slot came free: the wait starts again
 	failed := r.err != nil || r.res.ExitCode != 0
-	s.logs[n.index].end(failed)
+	stopped := s.w != nil && s.w.stoppedRun(n, failed) // vx watch stopped it: its errors need no showing
+	s.logs[n.index].end(failed && !stopped)
 	r.closer()
 	if b := s.blocks[n.index]; b != nil {
 		s.blocks[n.index] = nil
@@ -396,6 +467,10 @@ func (s *scheduler) ended(r result) {
 	if s.opts.Observer != nil {
 		s.opts.Observer.TaskEnded(s.out.Tasks[n.index])
 	}
+	if s.w != nil {
+		s.w.ended(r, failed)
+		return
+	}
 	if !released {
 		s.release(n, failed)
 	}
@@ -405,10 +480,12 @@ func (s *scheduler) ended(r result) {
 // record writes r into the outcome and reports a failure.
 func (s *scheduler) record(r result, failed bool) {
 	s.out.ExitCode = r.res.ExitCode
+	s.ends++
+	s.endSeq[r.n.index] = s.ends
 	tr := &s.out.Tasks[r.n.index]
 	tr.End, tr.ExitCode, tr.Signal, tr.Err = r.end, r.res.ExitCode, r.res.Signal, r.err
 	tr.Status = "succeeded"
-	s.out.noteAttempts(tr, r.tries)
+	tr.Attempts, tr.Flaky, tr.TimedOut = r.tries.n, r.tries.flaky, r.tries.timedOut
 	switch {
 	case failed:
 		tr.Status = "failed"
@@ -416,17 +493,18 @@ func (s *scheduler) record(r result, failed bool) {
 		tr.Status = "cached"
 	}
 	// A persistent task ended by the interrupt that stopped the run did
-	// what it is for: it was stopped, it did not fail.
+	// what it is for: it was stopped, it did not fail; so did a server
+	// whose dependents were done, and in vx watch a task stopped to run
+	// again or by the end of the watch.
 	stopped := failed && s.ctx.Err() != nil && r.n.Config.Persistent && r.err == nil
-	stopped = stopped || s.stoppedByVx(r.n) && r.err == nil // its dependents were done
+	stopped = stopped || s.stoppedByVx(r.n) && r.err == nil
+	if s.w != nil {
+		stopped = s.w.stoppedRun(r.n, failed)
+	}
 	switch {
 	case stopped:
 		tr.Status = "stopped"
-		s.out.Stopped++
-	case !failed:
-		s.out.Succeeded++
-	default:
-		s.out.Failed = append(s.out.Failed, r.n.ID)
+	case failed:
 		s.reportFailure(r)
 		if !s.opts.Continue {
 			s.stopping = true
@@ -441,6 +519,8 @@ func (s *scheduler) reportFailure(r result) {
 	switch {
 	case r.err != nil && exec.CauseSignal(s.ctx) != syscall.SIGPIPE:
 		fmt.Fprintf(s.stderr, "vx: %s: %v\n", id, r.err)
+	case r.res.TerminalStop != "" && s.w != nil: // a watched task never gets the terminal
+		fmt.Fprintf(s.stderr, "vx: %s stopped: %s\n", id, terminalUse(r.res.TerminalStop))
 	case r.res.TerminalStop != "":
 		fmt.Fprintf(s.stderr, "vx: %s stopped: %s; run it alone to use the terminal\n", id, terminalUse(r.res.TerminalStop))
 	case !s.single && s.ctx.Err() == nil:
@@ -486,8 +566,7 @@ func (s *scheduler) end() Outcome {
 	if out.Signal == nil && s.ctx.Err() != nil {
 		out.Signal = stopSignal(s.ctx)
 	}
-	out.Skipped = out.Total - out.Started
-	out.Elapsed = time.Since(out.Start)
+	*out = s.outcome(nil)
 	if n := s.nTraced.Load(); n > 0 && out.Signal != syscall.SIGPIPE {
 		fmt.Fprintln(s.stderr, traceSummary(int(n), int(s.tracedReads.Load()), int(s.tracedWrites.Load())))
 	}
@@ -497,8 +576,62 @@ func (s *scheduler) end() Outcome {
 	return *out
 }
 
+// outcome counts what became of the tasks from their records, as the
+// summary line and --summary report them: all of them for vx run, those
+// of keep for a round of vx watch. A task "stopped" counts as stopped
+// when it is persistent; any other (vx watch stopped it before it ended)
+// was not run.
+func (s *scheduler) outcome(keep func(TaskRun) bool) Outcome {
+	o := s.out
+	o.Tasks = nil
+	o.Started, o.Succeeded, o.Cached, o.Remote, o.Skipped, o.Stopped = 0, 0, 0, 0, 0, 0
+	o.Failed, o.Flaky = nil, nil
+	var failed, flaky []TaskRun
+	for _, tr := range s.out.Tasks {
+		if keep != nil && !keep(tr) {
+			continue
+		}
+		o.Tasks = append(o.Tasks, tr)
+		switch {
+		case tr.Status == "cached":
+			o.Cached++
+			if tr.Cache == "remote-hit" {
+				o.Remote++
+			}
+			fallthrough
+		case tr.Status == "succeeded":
+			o.Started++
+			o.Succeeded++
+			if tr.Flaky {
+				flaky = append(flaky, tr)
+			}
+		case tr.Status == "failed":
+			o.Started++
+			failed = append(failed, tr)
+		case tr.Status == "stopped" && tr.Node.Config.Persistent:
+			o.Started++
+			o.Stopped++
+		default:
+			o.Skipped++
+		}
+	}
+	byEnd := func(a, b TaskRun) int { return s.endSeq[a.Node.index] - s.endSeq[b.Node.index] }
+	slices.SortFunc(failed, byEnd)
+	slices.SortFunc(flaky, byEnd)
+	for _, tr := range failed {
+		o.Failed = append(o.Failed, tr.Node.ID)
+	}
+	for _, tr := range flaky {
+		o.Flaky = append(o.Flaky, tr.Node.ID)
+	}
+	o.Total = len(o.Tasks)
+	o.Elapsed = time.Since(o.Start)
+	return o
+}
+
 // stallTimer times how long every slot has been held while tasks wait for
-// one; it fires once per run ([Options.StallWarning]).
+// one; it fires once per run, in vx watch once per round
+// ([Options.StallWarning]).
 type stallTimer struct {
 	after  time.Duration // 0: 10s; negative: never
 	t      *time.Timer

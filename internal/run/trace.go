@@ -280,7 +280,7 @@ func traceSkips(root string, env []string, extra ...string) []string {
 
 // traced reports whether n runs traced: a cached task of a traced run, or
 // one whose entry says "trace": "strict".
-func (s *scheduler) traced(n *Node) bool { return tracedTask(s.opts.Trace, s.opts.Cache, n) }
+func (s *scheduler) traced(n *Node) bool { return tracedTask(s.opts.Trace, s.cacheOf(n), n) }
 
 // tracedTask reports whether n runs traced with t and the cache tc.
 func tracedTask(t *Tracing, tc *TaskCache, n *Node) bool {
@@ -308,13 +308,13 @@ func WantsTrace(mode TraceMode, g *Graph) bool {
 }
 
 // checkTrace compares the trace of n, which ran and ended with res, with
-// its key and outputs and reports it on n's stderr; in strict mode a
-// finding fails a task that exited 0, so that it is not stored.
-func (s *scheduler) checkTrace(n *Node, res *exec.Result, env []string, w io.Writer) {
+// its key (from tc) and outputs and reports it on n's stderr; in strict
+// mode a finding fails a task that exited 0, so that it is not stored.
+func (s *scheduler) checkTrace(tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) {
 	if w == nil {
 		w = s.stderr
 	}
-	f := checkTrace(s.opts.Trace, s.opts.Cache, n, res, env, w)
+	f := checkTrace(s.opts.Trace, tc, n, res, env, w)
 	s.nTraced.Add(1)
 	if len(f.Reads)+len(f.Early) > 0 {
 		s.tracedReads.Add(1)
@@ -338,8 +338,8 @@ func traceSummary(traced, reads, writes int) string {
 	return fmt.Sprintf("vx: trace: %s traced: %d read files their key does not cover, %d wrote outside their outputs (above); %s", tasks, reads, writes, env)
 }
 
-// checkTrace is [scheduler.checkTrace] for vx run and vx watch: tc is the
-// cache n's key comes from, w where n's output goes.
+// checkTrace is [scheduler.checkTrace]'s work: tc is the cache n's key
+// comes from, w where n's output goes.
 func checkTrace(tr *Tracing, tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) traceFindings {
 	t := *tr
 	t.Skip = traceSkips(t.Root, env, t.Skip...)

@@ -118,8 +118,8 @@ func (w *watchRun) serverState(d *Node) (settled, blocked bool) {
 	return false, false
 }
 
-// readyEvent handles the end of a server's wait.
-func (w *watchRun) readyEvent(ev watchReadyEvent) {
+// serverReady handles the end of a server's wait.
+func (w *watchRun) serverReady(ev watchReadyEvent) {
 	s := w.srv.servers[ev.n]
 	if s == nil || ev.gen != s.gen {
 		return

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache"
 	"github.com/vxrun/vx/internal/quote"
 	"github.com/vxrun/vx/internal/watch"
@@ -70,18 +69,24 @@ func (e WatchEnd) Code() int { return Outcome{Signal: e.Signal}.Code() }
 // the signal the cause names, once, and is killed after Grace or when
 // Kill is closed; Watch returns once every tree is gone.
 func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
-	w := newWatchRun(ctx, g, o)
-	defer w.cancel(nil)
+	o.Continue = true // a failure never stops the others
+	w := &watchRun{o: o, wi: newWatchInputs(g, o.Store), state: make([]taskState, len(g.Nodes)),
+		changes: o.Changes, live: map[*waveCache]bool{}}
+	s := newScheduler(ctx, g, o.Options, w)
+	w.scheduler = s
+	w.srv = newWatchServing(g, s.dependents)
+	defer s.cancel(nil)
+	defer s.stall.stop()
 	w.later(g.Nodes)
 	for {
-		w.startReady()
-		if w.round != nil && !w.stopping && w.replan == nil && w.idle() {
+		s.startReady()
+		if w.inRound && !s.stopping && w.idle() {
 			w.endRound()
 		}
-		if (w.stopping || w.replan != nil) && len(w.running) == 0 {
+		if s.stopping && len(s.running) == 0 {
 			break
 		}
-		w.wait()
+		s.wait()
 	}
 	// Tasks that were to run will not: their caches are done with too.
 	for wc := range w.live {
@@ -91,18 +96,26 @@ func Watch(ctx context.Context, g *Graph, o WatchOptions) WatchEnd {
 	if w.replan != nil {
 		return WatchEnd{Replan: w.replan}
 	}
-	end := WatchEnd{Signal: stopSignal(w.ctx)}
+	end := WatchEnd{Signal: stopSignal(s.ctx)}
 	if end.Signal != syscall.SIGPIPE {
-		if w.round != nil && len(w.round) > 0 {
-			o := w.roundOutcome()
+		if o := w.roundOutcome(); w.inRound && o.Total > 0 {
 			o.Signal = end.Signal
 			w.observeRound(o)
-			fmt.Fprintln(w.stderr, summary(o, w.o.Color))
+			fmt.Fprintln(s.stderr, summary(o, s.opts.Color))
 		} else {
-			fmt.Fprintf(w.stderr, "vx: stopped watching (%s)\n", SignalName(end.Signal))
+			fmt.Fprintf(s.stderr, "vx: stopped watching (%s)\n", SignalName(end.Signal))
 		}
 	}
 	return end
+}
+
+// A RoundObserver is an [Observer] that vx watch also tells when a round ends: o counts the tasks run since the
+// tasks were last idle, as the round's summary line does, and o.Tasks holds what became of them; the last round,
+// cut short when vx watch is stopped, ends too (o.Signal set). vx run never calls RoundEnded: its one round is
+// [Execute]'s Outcome.
+type RoundObserver interface {
+	Observer
+	RoundEnded(o Outcome)
 }
 
 // taskState is what vx watch knows of one task.
@@ -111,7 +124,6 @@ type taskState struct {
 	again   bool       // running, but stopped to run again
 	start   time.Time  // when its last run started; zero: never
 	ok      bool       // its last run succeeded
-	cached  bool       // its last run came from the cache
 	tc      *waveCache // the cache of its next run
 	runTC   *waveCache // the cache its current run started with
 	cancel  context.CancelCauseFunc
@@ -122,7 +134,6 @@ type taskState struct {
 	// when it started.
 	outputs string
 	deps    []string
-	logs    taskLogs // how its current run's output is shown (watchlogs.go)
 
 	// The loop guard: end is when the last run ended; selfRuns counts
 	// the reruns in a row caused only by changes to selfPaths written
@@ -160,35 +171,25 @@ type waveCache struct {
 	refs int
 }
 
+// watchRun is vx watch: a loop of rounds driving a [scheduler]. It says
+// which tasks run (again), with which cache and context, and hears of
+// each end; the scheduler starts, restores, spawns, waits and records.
 type watchRun struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	g      *Graph
-	o      WatchOptions
-	wi     *watchInputs
+	*scheduler
+	o  WatchOptions
+	wi *watchInputs
 
-	stdout, stderr *lockedWriter
-	width          int
-	shells         *exec.ShellCache
+	state   []taskState // by Node.index
+	replan  *Graph
+	changes <-chan watch.Batch
+	closing []*TaskCache        // caches no task uses any more, to close when the tasks are idle
+	live    map[*waveCache]bool // caches tasks still use
+	srv     *watchServing       // the persistent tasks others wait for (watchready.go)
 
-	state      []taskState // by Node.index
-	dependents [][]*Node
-	running    map[*Node]process
-	busy       int
-	results    chan result
-	stopping   bool
-	replan     *Graph
-	done, kill <-chan struct{}
-	changes    <-chan watch.Batch
-	closing    []*TaskCache        // caches no task uses any more, to close when the tasks are idle
-	live       map[*waveCache]bool // caches tasks still use
-	srv        *watchServing       // the persistent tasks others wait for (watchready.go)
-
-	// round holds what became of each task since the tasks were last
-	// idle ("succeeded", "cached", "failed", "skipped"; "" while it waits
-	// or runs), and when that was; nil while idle.
-	round      map[*Node]string
-	roundStart time.Time
+	// inRound: tasks ran since they were last idle; the scheduler's
+	// outcome holds what became of them (a task not in the round has the
+	// Status ""), and its Start when the round started.
+	inRound bool
 
 	// held are the tasks whose rerun waits for heldC (loopPause), and
 	// heldPaths the files whose changes caused it.
@@ -197,40 +198,11 @@ type watchRun struct {
 	heldC     <-chan time.Time
 }
 
-func newWatchRun(ctx context.Context, g *Graph, o WatchOptions) *watchRun {
-	if o.Concurrency < 1 {
-		o.Concurrency = 1
-	}
-	w := &watchRun{g: g, o: o, wi: newWatchInputs(g, o.Store), shells: &exec.ShellCache{},
-		state: make([]taskState, len(g.Nodes)), dependents: make([][]*Node, len(g.Nodes)),
-		running: map[*Node]process{}, results: make(chan result), changes: o.Changes, live: map[*waveCache]bool{}}
-	w.ctx, w.cancel = context.WithCancelCause(ctx)
-	w.stdout, w.stderr = newOutput(o.Stdout, o.Stderr, o.OutputTerminal)
-	w.stdout.o.broken = func(err error) {
-		if exec.IsBrokenPipe(err) {
-			w.cancel(&exec.Interrupt{Signal: syscall.SIGPIPE})
-		}
-	}
-	ids := make([]string, len(g.Nodes))
-	for i, n := range g.Nodes {
-		ids[i] = n.ID
-		for _, d := range n.Deps {
-			if g.inGraph(d) { // vx watch --only leaves dependencies out
-				w.dependents[d.index] = append(w.dependents[d.index], n)
-			}
-		}
-	}
-	w.width = prefixWidth(ids)
-	w.srv = newWatchServing(g, w.dependents)
-	w.done, w.kill = w.ctx.Done(), o.Kill
-	return w
-}
-
 // later marks nodes to run (again) once their dependencies have, with a
 // new task cache; those still running are stopped first.
 func (w *watchRun) later(nodes []*Node) {
-	if w.round == nil {
-		w.round, w.roundStart = map[*Node]string{}, time.Now()
+	if !w.inRound {
+		w.beginRound()
 	}
 	var wc *waveCache
 	if w.o.Cache != nil {
@@ -251,7 +223,7 @@ func (w *watchRun) later(nodes []*Node) {
 		st := &w.state[n.index]
 		if wc != nil && n.Cacheable {
 			if st.tc != st.runTC {
-				w.release(st.tc)
+				w.releaseCache(st.tc)
 			}
 			st.tc = wc
 			wc.refs++
@@ -273,8 +245,8 @@ func (w *watchRun) later(nodes []*Node) {
 	}
 }
 
-// release drops one use of wc, closing its cache after the last.
-func (w *watchRun) release(wc *waveCache) {
+// releaseCache drops one use of wc, closing its cache after the last.
+func (w *watchRun) releaseCache(wc *waveCache) {
 	if wc == nil {
 		return
 	}
@@ -299,19 +271,18 @@ func (w *watchRun) idle() bool {
 	return true
 }
 
-// startReady starts, in graph order, the waiting tasks whose
-// dependencies have all ended, as slots allow; a task a dependency of
-// which failed does not run (nor do the tasks that wait on it).
-func (w *watchRun) startReady() {
-	if w.stopping || w.replan != nil {
-		return
-	}
+// runnable returns, in graph order, the waiting tasks whose dependencies
+// have all ended, for the scheduler to start as slots allow; a task a
+// dependency of which failed does not run (nor do the tasks that wait on
+// it).
+func (w *watchRun) runnable() []*Node {
+	var ready []*Node
 	for _, n := range w.g.Nodes {
 		st := &w.state[n.index]
 		if !st.waiting {
 			continue
 		}
-		ready, blocked := true, false
+		ok, blocked := true, false
 		for _, d := range n.Deps {
 			if !w.g.inGraph(d) {
 				continue
@@ -319,204 +290,88 @@ func (w *watchRun) startReady() {
 			ds := &w.state[d.index]
 			if d.Config.Persistent { // a server: wait until it is ready
 				r, b := w.serverState(d)
-				ready, blocked = ready && r, blocked || b
+				ok, blocked = ok && r, blocked || b
 				continue
 			}
 			if _, running := w.running[d]; running || ds.waiting {
-				ready = false
+				ok = false
 			} else if !ds.ok {
 				blocked = true
 			}
 		}
 		switch {
-		case !ready:
+		case !ok:
 		case blocked:
 			st.waiting, st.ok = false, false
 			st.start = time.Time{}
-			w.release(st.tc)
+			w.releaseCache(st.tc)
 			st.tc = nil
-			w.record(n, "skipped")
-		case n.Config.Persistent:
-			w.start(n)
-		case w.busy < w.o.Concurrency:
-			w.busy++
-			w.start(n)
+			w.out.Tasks[n.index] = TaskRun{Node: n, Status: "skipped"}
+		default:
+			ready = append(ready, n)
 		}
 	}
+	return ready
 }
 
-// start starts n: restores it from the cache on a hit, else spawns its
-// scripts in a context of its own, so that it can be stopped alone.
-func (w *watchRun) start(n *Node) {
+// starting notes that n starts now, with the cache of its latest batch.
+func (w *watchRun) starting(n *Node) {
 	st := &w.state[n.index]
-	st.waiting, st.cached = false, false
+	st.waiting = false
 	st.start = time.Now()
-	w.observeStart(n, st.start)
 	if n.Config.Persistent {
 		st.deps = w.depOutputs(n)
 	}
-	w.record(n, "")
-	spec := exec.Spec{Script: n.Script, Dir: n.Project.Dir, Env: w.o.Env(n), Grace: w.o.Grace, Shells: w.shells}
-	if n.Target {
-		spec.Args = w.o.Args
-	}
-	prefix := taskPrefix(n.ID, w.width, n.index, w.o.Color)
-	o, e := newPrefixWriter(w.stdout, prefix), newPrefixWriter(w.stderr, prefix)
-	spec.Stdout, spec.Stderr = o, e
-	st.logs = limitLogs(n, &spec, "", w.logMode(n), st.tc != nil)
-	closer := func() { o.Close(); e.Close() }
 	st.runTC = st.tc
-	var tc *TaskCache
-	if st.tc != nil {
-		tc = st.tc.tc
-	}
-	traced := tracedTask(w.o.Trace, tc, n)
-	if traced {
-		spec.TraceShim = w.o.Trace.Shim
-	}
-	// The cache hears of the end from the goroutine that saw it, never
-	// waiting for this loop, which may itself wait for a task's lock
-	// that another vx holds (TaskCache.after); a run stopped to run again,
-	// or by Ctrl-C, is never stored.
-	done := func(ctx context.Context, r result) {
-		if tc != nil {
-			tc.after(n, r.err == nil && r.res.ExitCode == 0 && !r.cached && (ctx == nil || ctx.Err() == nil))
-		}
-		w.results <- r
-	}
-	if st.tc != nil {
-		var hit bool
-		if hit, spec.Stdout, spec.Stderr = st.tc.tc.before(n, spec.Stdout, spec.Stderr, st.logs.cacheLine); hit {
-			st.cached = true
-			w.running[n] = nil
-			go done(nil, result{n: n, closer: closer, end: time.Now(), cached: true})
-			return
-		}
-	}
-	w.srv.wrap(n, &spec)
-	ctx, cancel := context.WithCancelCause(w.ctx)
-	st.cancel = cancel
-	p, err := startAttempts(ctx, n, spec, policyOf(n, w.o.Timeout, w.o.Retries), e, tc)
-	if err != nil {
-		err = explainNotFound(err, spec.Env, n.configFile())
-		w.running[n] = nil
-		go done(ctx, result{n: n, res: exec.Result{ExitCode: 127}, err: err, closer: closer, end: time.Now()})
-		return
-	}
-	w.running[n] = p
-	w.srv.begin(n, ctx)
-	go func() {
-		res, err := p.Wait()
-		if traced && res.Trace != nil && ctx.Err() == nil {
-			checkTrace(w.o.Trace, tc, n, &res, spec.Env, e) // the task's stream, not its logs
-		}
-		done(ctx, result{n: n, res: res, err: err, closer: closer, end: time.Now(), tries: p.info})
-	}()
 }
 
-// wait waits for the next event: a task's end, a batch of changes, the
-// stop (each tree gets its signal from its own context), or the order to
-// kill every tree.
-func (w *watchRun) wait() {
-	changes := w.changes
-	if w.stopping || w.replan != nil {
-		changes = nil
+// runCache is the task cache of n's current run, or nil.
+func (w *watchRun) runCache(n *Node) *TaskCache {
+	if wc := w.state[n.index].runTC; wc != nil {
+		return wc.tc
 	}
-	select {
-	case r := <-w.results:
-		w.ended(r)
-	case ev := <-w.srv.events:
-		w.readyEvent(ev)
-	case b, ok := <-changes:
-		if !ok {
-			w.changes = nil
-			return
-		}
-		w.changed(b)
-	case <-w.heldC:
-		w.heldC = nil
-		var nodes []*Node
-		for _, n := range w.g.Nodes {
-			if w.held[n] {
-				nodes = append(nodes, n)
-			}
-		}
-		paths := w.heldPaths
-		w.held, w.heldPaths = nil, nil
-		if !w.stopping && w.replan == nil && len(nodes) > 0 {
-			ids := make([]string, len(nodes))
-			for i, n := range nodes {
-				ids[i] = quote.Name(n.ID)
-			}
-			fmt.Fprintf(w.stderr, "vx: rerunning %s: %s changed while it ran (held back %s, see above)\n",
-				listSome(ids, 8), listSome(quoteAll(paths), 4), loopPause)
-			w.later(nodes)
-		}
-	case <-w.done:
-		w.done = nil
-		w.stopping = true
-	case <-w.kill:
-		w.kill = nil
-		killAll(w.running)
-	}
+	return nil
 }
 
-// ended records the end of r's task.
-func (w *watchRun) ended(r result) {
-	w.serverEnded(&r)
+// taskCtx is the context n runs in, below ctx: cancelled to stop n alone.
+func (w *watchRun) taskCtx(ctx context.Context, n *Node) context.Context {
+	ctx, w.state[n.index].cancel = context.WithCancelCause(ctx)
+	return ctx
+}
+
+// stoppedRun reports whether n's run that ended (failed) was stopped by
+// vx watch: to run it again, or because vx watch is stopping or
+// replanning. Such a run is neither a failure nor stored.
+func (w *watchRun) stoppedRun(n *Node, failed bool) bool {
+	return w.state[n.index].again || failed && (w.ctx.Err() != nil || w.replan != nil)
+}
+
+// ended follows the end of r's task, once the scheduler has recorded it:
+// one stopped to run again waits for its dependencies as any task does;
+// the outputs of one that succeeded are noted for the persistent tasks
+// that depend on it, which start or restart.
+func (w *watchRun) ended(r result, failed bool) {
 	n := r.n
 	st := &w.state[n.index]
-	delete(w.running, n)
-	if !n.Config.Persistent {
-		w.busy--
-	}
 	if st.cancel != nil {
 		st.cancel(nil)
 		st.cancel = nil
 	}
-	st.logs.end(!st.again && w.ctx.Err() == nil && (r.err != nil || r.res.ExitCode != 0))
-	r.closer()
 	st.end = r.end
-	failed := r.err != nil || r.res.ExitCode != 0
-	w.observeEnd(n, r, failed)
 	if st.runTC != nil {
 		if st.tc != st.runTC {
-			w.release(st.runTC) // it runs next with a newer cache
+			w.releaseCache(st.runTC) // it runs next with a newer cache
 		} else if !st.again {
-			w.release(st.tc)
+			w.releaseCache(st.tc)
 			st.tc = nil
 		}
 		st.runTC = nil
 	}
 	if st.again {
-		// Stopped to run again: not a failure; it waits for its
-		// dependencies as any task does.
 		st.again, st.waiting = false, true
 		return
 	}
 	st.ok = !failed
-	stopped := w.ctx.Err() != nil || w.replan != nil
-	if failed && !stopped {
-		id := quote.Name(n.ID)
-		switch {
-		case r.err != nil:
-			fmt.Fprintf(w.stderr, "vx: %s: %v\n", id, r.err)
-		case r.res.TerminalStop != "":
-			fmt.Fprintf(w.stderr, "vx: %s stopped: %s\n", id, terminalUse(r.res.TerminalStop))
-		default:
-			fmt.Fprintf(w.stderr, "vx: %s failed: %s\n", id, describe(r.res))
-		}
-	}
-	switch {
-	case failed:
-		w.record(n, "failed")
-	case r.cached:
-		w.record(n, "cached")
-	case r.tries.flaky:
-		w.record(n, "flaky") // succeeded, after a failed attempt
-	default:
-		w.record(n, "succeeded")
-	}
 	if !failed {
 		w.recordOutputs(n, r.cached)
 	}
@@ -564,7 +419,7 @@ func (w *watchRun) depOutputs(n *Node) []string {
 // with; one that does not run (its dependencies had failed, or it ended)
 // starts.
 func (w *watchRun) checkPersistent(n *Node) {
-	if w.stopping || w.replan != nil {
+	if w.stopping {
 		return
 	}
 	for _, p := range w.dependents[n.index] {
@@ -608,8 +463,12 @@ func changedDeps(p *Node, before, now []string) string {
 	return "the outputs of " + listSome(ids, 8) + " changed"
 }
 
-// changed handles a batch of changes.
-func (w *watchRun) changed(b watch.Batch) {
+// changed handles a batch of changes; !ok: the watch of files ended.
+func (w *watchRun) changed(b watch.Batch, ok bool) {
+	if !ok {
+		w.changes = nil
+		return
+	}
 	if w.o.Replan != nil {
 		if files := planFiles(w.g, b.Changes); len(files) > 0 {
 			g2, err := w.o.Replan()
@@ -618,7 +477,7 @@ func (w *watchRun) changed(b watch.Batch) {
 				fmt.Fprintf(w.stderr, "vx: %s changed, but the tasks cannot be planned again: %v; watching the tasks as they were\n", quote.Name(files[0]), err)
 			case !sameGraph(w.g, g2):
 				fmt.Fprintf(w.stderr, "vx: %s changed: the tasks changed; stopping them to start again\n", quote.Name(files[0]))
-				w.replan = g2
+				w.replan, w.stopping = g2, true
 				for n := range w.running {
 					if c := w.state[n.index].cancel; c != nil {
 						c(nil)
@@ -699,6 +558,28 @@ func (w *watchRun) holdBack(r rerun) bool {
 	return true
 }
 
+// rerunHeld reruns the tasks held back by holdBack, once loopPause is over.
+func (w *watchRun) rerunHeld() {
+	w.heldC = nil
+	var nodes []*Node
+	for _, n := range w.g.Nodes {
+		if w.held[n] {
+			nodes = append(nodes, n)
+		}
+	}
+	paths := w.heldPaths
+	w.held, w.heldPaths = nil, nil
+	if !w.stopping && len(nodes) > 0 {
+		ids := make([]string, len(nodes))
+		for i, n := range nodes {
+			ids[i] = quote.Name(n.ID)
+		}
+		fmt.Fprintf(w.stderr, "vx: rerunning %s: %s changed while it ran (held back %s, see above)\n",
+			listSome(ids, 8), listSome(quoteAll(paths), 4), loopPause)
+		w.later(nodes)
+	}
+}
+
 func all(ss []string, f func(string) bool) bool {
 	for _, s := range ss {
 		if !f(s) {
@@ -771,43 +652,23 @@ func (w *watchRun) loopGuard(r rerun) bool {
 	return tripped
 }
 
-// record notes what became of n in this round; persistent tasks are not
-// counted.
-func (w *watchRun) record(n *Node, status string) {
-	if w.round != nil && !n.Config.Persistent {
-		w.round[n] = status
+// beginRound starts a round: no task is in it yet, and the stall warning
+// may come again.
+func (w *watchRun) beginRound() {
+	w.inRound = true
+	w.out.Start = time.Now()
+	w.stall.warned = false
+	for _, n := range w.g.Nodes {
+		if !n.Config.Persistent {
+			w.out.Tasks[n.index] = TaskRun{Node: n}
+		}
 	}
 }
 
-// roundOutcome counts the round's tasks as the summary line does.
+// roundOutcome counts the round's tasks as the summary line does;
+// persistent tasks are not counted.
 func (w *watchRun) roundOutcome() Outcome {
-	o := Outcome{Total: len(w.round), Start: w.roundStart, Elapsed: time.Since(w.roundStart)}
-	for _, n := range w.g.Nodes {
-		st, ok := w.round[n]
-		if !ok {
-			continue
-		}
-		switch st {
-		case "succeeded", "flaky":
-			o.Started++
-			o.Succeeded++
-			if st == "flaky" {
-				o.Flaky = append(o.Flaky, n.ID)
-			}
-		case "cached":
-			o.Started++
-			o.Succeeded++
-			o.Cached++
-		case "failed":
-			o.Started++
-			o.Failed = append(o.Failed, n.ID)
-		case "skipped":
-			o.Skipped++
-		default: // stopped while it ran, or never started
-			o.Skipped++
-		}
-	}
-	return o
+	return w.outcome(func(tr TaskRun) bool { return tr.Status != "" && !tr.Node.Config.Persistent })
 }
 
 // endRound closes the caches no task uses any more, which waits for the
@@ -817,10 +678,17 @@ func (w *watchRun) roundOutcome() Outcome {
 func (w *watchRun) endRound() {
 	w.closeCaches()
 	o := w.roundOutcome()
-	w.round = nil
+	w.inRound = false
 	if o.Total > 0 {
 		w.observeRound(o)
-		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(o, w.o.Color))
+		fmt.Fprintf(w.stderr, "%s; watching for changes\n", summary(o, w.opts.Color))
+	}
+}
+
+// observeRound tells a [RoundObserver] that a round ended with o.
+func (w *watchRun) observeRound(o Outcome) {
+	if ro, ok := w.opts.Observer.(RoundObserver); ok {
+		ro.RoundEnded(o)
 	}
 }
 
