@@ -493,19 +493,24 @@ func (s *scheduler) record(r result, failed bool) {
 		tr.Status = "cached"
 	}
 	// A persistent task ended by the interrupt that stopped the run did
-	// what it is for: it was stopped, it did not fail; so did a server
-	// whose dependents were done, and in vx watch a task stopped to run
-	// again or by the end of the watch.
+	// what it is for: it was stopped, it did not fail; nor did a server
+	// whose dependents were done, or in vx watch a task stopped to run
+	// again. A run vx watch stopped says nothing of the task: no failure
+	// is reported.
 	stopped := failed && s.ctx.Err() != nil && r.n.Config.Persistent && r.err == nil
 	stopped = stopped || s.stoppedByVx(r.n) && r.err == nil
+	quiet := false
 	if s.w != nil {
-		stopped = s.w.stoppedRun(r.n, failed)
+		stopped = stopped || s.w.state[r.n.index].again
+		quiet = s.w.stoppedRun(r.n, failed)
 	}
 	switch {
 	case stopped:
 		tr.Status = "stopped"
 	case failed:
-		s.reportFailure(r)
+		if !quiet {
+			s.reportFailure(r)
+		}
 		if !s.opts.Continue {
 			s.stopping = true
 		}
@@ -579,8 +584,8 @@ func (s *scheduler) end() Outcome {
 // outcome counts what became of the tasks from their records, as the
 // summary line and --summary report them: all of them for vx run, those
 // of keep for a round of vx watch. A task "stopped" counts as stopped
-// when it is persistent; any other (vx watch stopped it before it ended)
-// was not run.
+// when it is persistent; any other (vx watch stopped it to run it again,
+// and it has not yet) was not run.
 func (s *scheduler) outcome(keep func(TaskRun) bool) Outcome {
 	o := s.out
 	o.Tasks = nil

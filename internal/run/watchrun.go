@@ -341,7 +341,7 @@ func (w *watchRun) taskCtx(ctx context.Context, n *Node) context.Context {
 
 // stoppedRun reports whether n's run that ended (failed) was stopped by
 // vx watch: to run it again, or because vx watch is stopping or
-// replanning. Such a run is neither a failure nor stored.
+// replanning. Such a run is never stored, and its failure not reported.
 func (w *watchRun) stoppedRun(n *Node, failed bool) bool {
 	return w.state[n.index].again || failed && (w.ctx.Err() != nil || w.replan != nil)
 }
