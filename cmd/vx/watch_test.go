@@ -168,7 +168,7 @@ type watchSlot struct{ vx *watchedVx }
 // watchEnv is the script's environment, as exec would pass it.
 func watchEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "SYSTEMROOT", "USERPROFILE"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "SYSTEMROOT", "USERPROFILE", "CI"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

@@ -162,6 +162,15 @@ func (os observers) TaskEnded(tr run.TaskRun) {
 	}
 }
 
+// RoundEnded tells each of os that is a [run.RoundObserver] (vx watch).
+func (os observers) RoundEnded(o run.Outcome) {
+	for _, x := range os {
+		if r, ok := x.(run.RoundObserver); ok {
+			r.RoundEnded(o)
+		}
+	}
+}
+
 // joinObservers returns the one observer of obs that is not nil, one that reports to all of them, or nil.
 func joinObservers(obs ...run.Observer) run.Observer {
 	var out observers

@@ -17,11 +17,12 @@ import (
 // profileOut is where `vx run --profile` writes its trace: a file created
 // before the run, so that a path that cannot be written fails before
 // anything runs, and written after it, also when the run failed or was
-// stopped.
+// stopped. vx watch rewrites it after each round (keep: it stays open).
 type profileOut struct {
 	file *os.File
 	name string
 	prof view.Profile
+	keep bool
 }
 
 func openProfile(p *Process, name string) (*profileOut, error) {
@@ -84,9 +85,11 @@ func (o *profileOut) write(p *Process, out run.Outcome) error {
 	for _, arg := range hideAfterDashes(p.Args, nil) { // the arguments after -- never in clear
 		command += " " + quote.Name(arg)
 	}
-	err := o.prof.Write(o.file, out, command, Version)
-	if cerr := o.file.Close(); err == nil {
-		err = cerr
+	err := rewrite(o.file, func(w io.Writer) error { return o.prof.Write(w, out, command, Version) })
+	if !o.keep {
+		if cerr := o.file.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("--profile: cannot write %s: %w", quote.Q(o.name), err)

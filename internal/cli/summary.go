@@ -14,11 +14,13 @@ import (
 
 // summaryOut is where `vx run --summary` writes: a file opened before the
 // run (so a path that cannot be written fails before anything runs), or
-// stdout after the run, when the value is "json".
+// stdout after the run, when the value is "json". vx watch rewrites the
+// file after each round (keep: it stays open).
 type summaryOut struct {
 	file     *os.File
 	path     string
 	toStdout bool
+	keep     bool
 }
 
 func openSummary(p *Process, v string) (*summaryOut, error) {
@@ -141,20 +143,30 @@ func (s *summaryOut) write(p *Process, root string, o run.Outcome, args []string
 		}
 		doc.Tasks = append(doc.Tasks, t)
 	}
-	var w io.Writer = p.Stdout
-	if s.file != nil {
-		w = s.file
+	if s.file == nil {
+		return writeJSON(p.Stdout, doc)
 	}
-	err := writeJSON(w, doc)
-	if s.file != nil {
+	err := rewrite(s.file, func(w io.Writer) error { return writeJSON(w, doc) })
+	if !s.keep {
 		if cerr := s.file.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return fmt.Errorf("--summary: cannot write %q: %w", s.path, err)
-		}
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("--summary: cannot write %q: %w", s.path, err)
+	}
+	return nil
+}
+
+// rewrite replaces what f holds with what write writes.
+func rewrite(f *os.File, write func(io.Writer) error) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	return write(f)
 }
 
 // ms is d in milliseconds, to the microsecond.

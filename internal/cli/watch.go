@@ -10,6 +10,7 @@ import (
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/config"
 	"github.com/vxrun/vx/internal/run"
+	"github.com/vxrun/vx/internal/view"
 	"github.com/vxrun/vx/internal/watch"
 	"github.com/vxrun/vx/workspace"
 )
@@ -17,10 +18,13 @@ import (
 var watchCmd = &command{
 	name:    "watch",
 	summary: "run tasks, then run them again whenever their inputs change",
-	usage:   "vx watch <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--grace <duration>] [--output-logs <mode>] [--only] [-- <args>]",
+	usage:   "vx watch <task>... [--filter <selector>]... [--affected [--base <ref>]] [--concurrency N] [--grace <duration>] [--log-order <order>] [--output-logs <mode>] [--only] [--profile <file>] [--summary <file>] [-- <args>]",
 	flags: []flagSpec{
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "how long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)"},
+		{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
+		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of each round (tasks per lane, critical path) to the file, rewritten after each round, for Perfetto or chrome://tracing"},
+		{name: "summary", kind: stringFlag, arg: "<file>", usage: "write what each task of a round did (times, exit codes, commands) as JSON to the file, rewritten after each round"},
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
 		outputLogsFlag,
 		onlyFlag,
@@ -55,6 +59,10 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if _, err := readOutputLogs(a); err != nil {
 		return ExitUsage, err
 	}
+	order, github, err := logLayout(p, a.str("log-order"))
+	if err != nil {
+		return ExitUsage, err
+	}
 	base, err := affectedBase(p, a)
 	if err != nil {
 		return ExitUsage, err
@@ -80,13 +88,20 @@ func runWatch(p *Process, a *parsed) (int, error) {
 	if len(g.Nodes) == 0 {
 		return ExitOK, nil
 	}
+	rep, err := openWatchReport(p, a, ws.Root)
+	if err != nil {
+		return ExitUsage, err
+	}
+	defer rep.close()
 	if !p.gate.enter() {
 		return run.StopCode(p.Context), nil // Main has returned: start nothing
 	}
 	ot := startOtel(p, a, nil)
 	defer ot.stop()
+	setup := watchSetup{conc: conc, grace: grace, order: order, github: github, own: rep.files(),
+		obs: joinObservers(rep.observer(), ot.observer())} // --profile, --summary; --otel: a trace per round
 	for {
-		end, err := watchOnce(p, a, ws, cfg, g, conc, grace, plan, ot.observer())
+		end, err := watchOnce(p, a, ws, cfg, g, setup, plan)
 		if err != nil {
 			return ExitUsage, err
 		}
@@ -94,6 +109,107 @@ func runWatch(p *Process, a *parsed) (int, error) {
 			return end.Code(), nil
 		}
 		ws, g = end.Workspace, end.Replan
+	}
+}
+
+// watchSetup is what vx watch's flags say of every watch of a plan.
+type watchSetup struct {
+	conc   int
+	grace  time.Duration
+	order  run.LogOrder
+	github bool         // fold grouped blocks for GitHub Actions
+	own    []string     // the files vx writes (--profile, --summary): not changes
+	obs    run.Observer // hears of each task and each round
+}
+
+// watchReport writes vx watch's --profile and --summary after each round
+// ([run.RoundObserver]): each file holds the latest round, also the last
+// one, cut short when vx watch is stopped.
+type watchReport struct {
+	p    *Process
+	root string
+	prof *profileOut
+	sum  *summaryOut
+	args []string // after --
+}
+
+// openWatchReport opens the files of --profile and --summary before
+// anything runs, so that one that cannot be written stops vx watch first.
+func openWatchReport(p *Process, a *parsed, root string) (*watchReport, error) {
+	r := &watchReport{p: p, root: root, args: a.after}
+	var err error
+	if a.set["summary"] {
+		if a.str("summary") == "json" {
+			return nil, usagef("--summary in vx watch takes a file name: the file is rewritten after each round (stdout holds the tasks' output)")
+		}
+		if r.sum, err = openSummary(p, a.str("summary")); err != nil {
+			return nil, err
+		}
+		r.sum.keep = true
+	}
+	if a.set["profile"] {
+		if r.prof, err = openProfile(p, a.str("profile")); err != nil {
+			r.close()
+			return nil, err
+		}
+		r.prof.keep = true
+	}
+	return r, nil
+}
+
+// files are the absolute paths of the files r writes.
+func (r *watchReport) files() []string {
+	var out []string
+	if r.prof != nil {
+		out = append(out, r.prof.file.Name())
+	}
+	if r.sum != nil {
+		out = append(out, r.sum.file.Name())
+	}
+	return out
+}
+
+func (r *watchReport) observer() run.Observer {
+	if r.prof == nil && r.sum == nil {
+		return nil
+	}
+	return r
+}
+
+func (r *watchReport) TaskStarted(n *run.Node, at time.Time) {
+	if r.prof != nil {
+		r.prof.prof.TaskStarted(n, at)
+	}
+}
+
+func (r *watchReport) TaskEnded(tr run.TaskRun) {
+	if r.prof != nil {
+		r.prof.prof.TaskEnded(tr)
+	}
+}
+
+// RoundEnded rewrites the files with the round o; the next round's trace
+// starts afresh.
+func (r *watchReport) RoundEnded(o run.Outcome) {
+	if r.prof != nil {
+		if err := r.prof.write(r.p, o); err != nil {
+			fmt.Fprintf(r.p.Stderr, "vx: %v\n", err)
+		}
+		r.prof.prof = view.Profile{}
+	}
+	if r.sum != nil {
+		if err := r.sum.write(r.p, r.root, o, r.args, nil); err != nil {
+			fmt.Fprintf(r.p.Stderr, "vx: %v\n", err)
+		}
+	}
+}
+
+func (r *watchReport) close() {
+	if r.prof != nil {
+		r.prof.file.Close()
+	}
+	if r.sum != nil {
+		r.sum.file.Close()
 	}
 }
 
@@ -122,8 +238,8 @@ type watchEnd struct {
 
 // watchOnce watches the tasks of g until vx is stopped or the plan
 // changes. Its error is one of setting the watch up.
-func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, conc int, grace time.Duration,
-	plan func() (*workspace.Workspace, *run.Graph, error), obs run.Observer) (watchEnd, error) {
+func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Config, g *run.Graph, setup watchSetup,
+	plan func() (*workspace.Workspace, *run.Graph, error)) (watchEnd, error) {
 	mode, _ := traceMode(a)                    // checked by runWatch
 	timeout, retries, _ := readAttemptFlags(a) // likewise
 	outputLogs, _ := readOutputLogs(a)         // likewise
@@ -154,6 +270,12 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 	if rel, err := filepath.Rel(ws.Root, storeDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 		store = filepath.ToSlash(rel)
 	}
+	var written []string // --profile, --summary: rewritten after each round
+	for _, f := range setup.own {
+		if rel, err := filepath.Rel(ws.Root, f); err == nil && !strings.HasPrefix(rel, "..") {
+			written = append(written, filepath.ToSlash(rel))
+		}
+	}
 	skip := func(rel string) bool {
 		b := path.Base(rel)
 		return b == "node_modules" || b == ".git" || store != "" && (rel == store || strings.HasPrefix(rel, store+"/"))
@@ -178,8 +300,8 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 	var next *workspace.Workspace
 	end := run.Watch(p.Context, g, run.WatchOptions{
 		Options: run.Options{
-			Concurrency:    conc,
-			Grace:          grace,
+			Concurrency:    setup.conc,
+			Grace:          setup.grace,
 			Timeout:        timeout,
 			Retries:        retries,
 			Args:           a.after,
@@ -190,13 +312,16 @@ func watchOnce(p *Process, a *parsed, ws *workspace.Workspace, cfg *config.Confi
 			Color:          p.StdoutTerminal && p.StderrTerminal && !p.NoColor,
 			Kill:           p.Kill,
 			OutputLogs:     outputLogs,
+			LogOrder:       setup.order,
+			GitHubActions:  setup.github,
 			Trace:          tracing(p, mode, ws, g, traceStoreDir),
-			Observer:       obs, // vx watch --otel: a trace per round
+			Observer:       setup.obs,
 		},
 		Changes:  w.C,
 		Cache:    newCache,
 		Store:    store,
 		StoreDir: storeDir,
+		Written:  written,
 		Replan: func() (*run.Graph, error) {
 			ws2, g2, err := plan()
 			next = ws2

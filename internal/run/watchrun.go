@@ -33,6 +33,10 @@ type WatchOptions struct {
 	// "" when outside it: no file in it is an input. StoreDir is the
 	// same, absolute.
 	Store, StoreDir string
+	// Written are the files vx itself rewrites after each round (--profile,
+	// --summary), relative to the root (slash-separated): a change to
+	// them is none.
+	Written []string
 	// Replan plans the tasks again, after a file the plan is made of
 	// changed (vx.json, a package.json); nil: never.
 	Replan func() (*Graph, error)
@@ -467,6 +471,10 @@ func changedDeps(p *Node, before, now []string) string {
 func (w *watchRun) changed(b watch.Batch, ok bool) {
 	if !ok {
 		w.changes = nil
+		return
+	}
+	b.Changes = slices.DeleteFunc(b.Changes, func(c watch.Change) bool { return slices.Contains(w.o.Written, c.Path) })
+	if len(b.Changes) == 0 && !b.Overflow {
 		return
 	}
 	if w.o.Replan != nil {
