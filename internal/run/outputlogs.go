@@ -58,22 +58,16 @@ func logMode(flag string, n *Node) string {
 }
 
 // limitLogs applies n's mode to spec's streams, which show n's output:
-// they are kept for vx's own lines, and the task gets what its mode
-// lets through.
+// they are kept for vx's own lines (label in front of them: "vx: web#build: "
+// in a run of one task, "" behind a prefix), and the task gets what its
+// mode lets through.
 func (s *scheduler) limitLogs(n *Node, spec *exec.Spec, label string) {
-	s.logs[n.index] = limitLogs(n, spec, label, s.logMode(n), s.cacheOf(n) != nil && n.Cacheable)
-}
-
-// limitLogs applies mode to spec's streams, which show n's output, and
-// returns how they are shown; cached says whether the cache answers for
-// n (vx run and vx watch share it).
-func limitLogs(n *Node, spec *exec.Spec, label, mode string, cached bool) taskLogs {
-	l := taskLogs{mode: mode, label: label, shownOut: spec.Stdout, shownErr: spec.Stderr}
+	l := taskLogs{mode: s.logMode(n), label: label, shownOut: spec.Stdout, shownErr: spec.Stderr}
 	switch l.mode {
 	case LogsHashOnly, LogsNone:
 		spec.Stdout, spec.Stderr = io.Discard, io.Discard
 		spec.Foreground = false
-		if l.mode == LogsHashOnly && !cached {
+		if l.mode == LogsHashOnly && (s.cacheOf(n) == nil || !n.Cacheable) {
 			fmt.Fprintf(l.shownErr, "%snot cached, running\n", label)
 		}
 	case LogsErrorsOnly:
@@ -83,7 +77,7 @@ func limitLogs(n *Node, spec *exec.Spec, label, mode string, cached bool) taskLo
 			spec.Foreground = false
 		}
 	}
-	return l
+	s.logs[n.index] = l
 }
 
 // cacheLine says what the cache answered for the task, before its logs

@@ -280,11 +280,9 @@ func traceSkips(root string, env []string, extra ...string) []string {
 
 // traced reports whether n runs traced: a cached task of a traced run, or
 // one whose entry says "trace": "strict".
-func (s *scheduler) traced(n *Node) bool { return tracedTask(s.opts.Trace, s.cacheOf(n), n) }
-
-// tracedTask reports whether n runs traced with t and the cache tc.
-func tracedTask(t *Tracing, tc *TaskCache, n *Node) bool {
-	return t != nil && (t.Mode != TraceOff || n.Config.Trace == "strict") && tc != nil && n.Cacheable
+func (s *scheduler) traced(n *Node) bool {
+	t := s.opts.Trace
+	return t != nil && (t.Mode != TraceOff || n.Config.Trace == "strict") && s.cacheOf(n) != nil && n.Cacheable
 }
 
 // traceStrict reports whether a finding fails n: --trace=strict, or its
@@ -308,13 +306,33 @@ func WantsTrace(mode TraceMode, g *Graph) bool {
 }
 
 // checkTrace compares the trace of n, which ran and ended with res, with
-// its key (from tc) and outputs and reports it on n's stderr; in strict
-// mode a finding fails a task that exited 0, so that it is not stored.
+// its key (from tc, the cache n ran with) and outputs and reports it on w,
+// where n's output goes (vx's stderr when nil); in strict mode a finding
+// fails a task that exited 0, so that it is not stored.
 func (s *scheduler) checkTrace(tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) {
 	if w == nil {
 		w = s.stderr
 	}
-	f := checkTrace(s.opts.Trace, tc, n, res, env, w)
+	t := *s.opts.Trace
+	t.Skip = traceSkips(t.Root, env, t.Skip...)
+	covered := map[string]bool{}
+	k, err := tc.Key(n)
+	if err == nil {
+		for _, f := range k.Inputs {
+			covered[f.Path] = true
+		}
+	}
+	f := findTrace(res.Trace, n, &t, covered, isRegular)
+	if k != nil {
+		// Kept with the entry the task is about to store, so that a later
+		// hit on it sees a change to what the key does not hold.
+		tc.C.RecordTraced(k, tc.C.FileIDs(f.Reads))
+	}
+	strict := traceStrict(&t, n)
+	writeTraceReport(w, n, f, strict)
+	if strict && f.failing() && res.ExitCode == 0 {
+		res.ExitCode = 1
+	}
 	s.nTraced.Add(1)
 	if len(f.Reads)+len(f.Early) > 0 {
 		s.tracedReads.Add(1)
@@ -336,30 +354,4 @@ func traceSummary(traced, reads, writes int) string {
 		return fmt.Sprintf("vx: trace: %s traced: every file read is in its key, every file written among its outputs; %s", tasks, env)
 	}
 	return fmt.Sprintf("vx: trace: %s traced: %d read files their key does not cover, %d wrote outside their outputs (above); %s", tasks, reads, writes, env)
-}
-
-// checkTrace is [scheduler.checkTrace]'s work: tc is the cache n's key
-// comes from, w where n's output goes.
-func checkTrace(tr *Tracing, tc *TaskCache, n *Node, res *exec.Result, env []string, w io.Writer) traceFindings {
-	t := *tr
-	t.Skip = traceSkips(t.Root, env, t.Skip...)
-	covered := map[string]bool{}
-	k, err := tc.Key(n)
-	if err == nil {
-		for _, f := range k.Inputs {
-			covered[f.Path] = true
-		}
-	}
-	f := findTrace(res.Trace, n, &t, covered, isRegular)
-	if k != nil {
-		// Kept with the entry the task is about to store, so that a later
-		// hit on it sees a change to what the key does not hold.
-		tc.C.RecordTraced(k, tc.C.FileIDs(f.Reads))
-	}
-	strict := traceStrict(&t, n)
-	writeTraceReport(w, n, f, strict)
-	if strict && f.failing() && res.ExitCode == 0 {
-		res.ExitCode = 1
-	}
-	return f
 }
