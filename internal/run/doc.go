@@ -19,7 +19,13 @@
 // [Watch] (vx watch) runs a graph, then reruns the tasks whose inputs
 // change, and their dependents, as internal/watch reports the changes:
 // which ones is planRerun's decision, a pure function over
-// cache.InputMatcher, the key's own rule of what an input is.
+// cache.InputMatcher, the key's own rule of what an input is. Execute and
+// Watch share one scheduler (schedule.go), the one place where a task
+// starts (restored from the cache, or spawned) and ends: Execute walks the
+// graph once; Watch (watchrun.go) drives it in rounds, saying which tasks
+// run again and hearing of each end, and reports each round as Execute
+// reports its run (the summary line, the stall warning, grouped output,
+// [RoundObserver] for --profile, --summary and --otel).
 //
 // Each task's environment comes from [TaskEnv], the one function both
 // `vx run` and `vx env` use, so what `vx env` shows is what the child gets.
