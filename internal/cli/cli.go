@@ -365,7 +365,7 @@ var runCmd = &command{
 		{name: "continue", kind: boolFlag, usage: "after a failure, run everything that does not depend on it"},
 		{name: "dry-run", kind: optionalFlag, arg: "json", usage: "print the plan (tasks in order, directories, commands, env names) without running"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "after a signal (Ctrl-C, SIGTERM, SIGHUP…), time tasks get before they are killed (default 5s)"},
-		{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
+		logOrderFlag,
 		{name: "summary", kind: stringFlag, arg: "<file>|json", usage: "write what each task did (times, exit codes, commands, why it missed the cache) as JSON to the file, or to stdout after the run"},
 		{name: "explain-misses", kind: boolFlag, usage: "say on stderr, one line per task that missed the cache, what changed since its last entry (vx why explains further)"},
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of the run (tasks per lane, critical path) to the file, for Perfetto or chrome://tracing"},

@@ -8,10 +8,11 @@ import (
 )
 
 // Flags vx run, vx watch and vx graph share (graph takes --only alone: it
-// shows no logs), with their parsing.
+// shows no logs), with their parsing (--log-order: logLayout).
 var (
 	outputLogsFlag = flagSpec{name: "output-logs", kind: stringFlag, arg: "<mode>", usage: "how much of each task's output to show: full, hash-only, new-only, errors-only or none (over each task's \"outputLogs\"; turbo's modes)"}
 	onlyFlag       = flagSpec{name: "only", kind: boolFlag, usage: "the named tasks without their dependencies' tasks"}
+	logOrderFlag   = flagSpec{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"}
 )
 
 // readOutputLogs reads --output-logs: "" when not given.

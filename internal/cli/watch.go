@@ -22,7 +22,7 @@ var watchCmd = &command{
 	flags: []flagSpec{
 		{name: "concurrency", kind: stringFlag, arg: "N", usage: "tasks run at once (default: the number of CPUs)"},
 		{name: "grace", kind: stringFlag, arg: "<duration>", usage: "how long a task being stopped (its inputs changed, or Ctrl-C) gets before it is killed (default 5s)"},
-		{name: "log-order", kind: stringFlag, arg: "<order>", usage: "grouped: each task's output in one block when it ends (default in CI when stdout is not a terminal); stream: lines as they come"},
+		logOrderFlag,
 		{name: "profile", kind: stringFlag, arg: "<file>", usage: "write a Chrome trace of each round (tasks per lane, critical path) to the file, rewritten after each round, for Perfetto or chrome://tracing"},
 		{name: "summary", kind: stringFlag, arg: "<file>", usage: "write what each task of a round did (times, exit codes, commands) as JSON to the file, rewritten after each round"},
 		{name: "trace", kind: optionalFlag, arg: "strict", usage: "watch every file each cached task reads and writes, and say what its key or outputs miss (Linux); =strict fails such a task"},
