@@ -109,6 +109,9 @@ func runWatch(p *Process, a *parsed) (int, error) {
 			return end.Code(), nil
 		}
 		ws, g = end.Workspace, end.Replan
+		if rep.prof != nil {
+			rep.prof.prof = view.Profile{} // the round cut short by the new plan is not one
+		}
 	}
 }
 
