@@ -17,11 +17,12 @@ import (
 
 // WatchOptions control [Watch].
 type WatchOptions struct {
-	// Concurrency, Grace, Args, Env, Stdout, Stderr, OutputTerminal,
-	// Color, Kill, OutputLogs and Trace are as for [Execute] (a graph
-	// after [Graph.Only] too); the others are not used: a
-	// watched task never gets vx's stdin or terminal (vx must get Ctrl-C),
-	// its lines are always prefixed, and a failure never stops the others.
+	// The options are as for [Execute] (a graph after [Graph.Only] too),
+	// each round as a run (the stall warning comes once a round; an
+	// [RoundObserver] hears of each round's end), but for three: a watched
+	// task never gets vx's stdin or terminal (vx must get Ctrl-C), its
+	// lines are always prefixed, and a failure never stops the others
+	// (Continue). Options.Cache is not used: Cache below is.
 	Options
 	// Changes are the batches of changed files.
 	Changes <-chan watch.Batch
