@@ -92,23 +92,22 @@ func (c *Cache) outputStats(k *Key, dir string) (map[string]fileStat, error) {
 
 // dropLeftovers leaves out of found (the outputs Save is about to store)
 // the files failed attempts wrote that the passing attempt did not write
-// again, and says so; ok is false when nothing may be stored.
-func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEntry) (kept []outputEntry, ok bool) {
+// again, and says so; an error says why nothing may be stored.
+func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEntry) ([]outputEntry, error) {
 	cp.mu.Lock()
 	a := cp.attempts
 	cp.mu.Unlock()
 	if a == nil {
-		return found, true
+		return found, nil
 	}
 	if a.broken != nil {
-		c.warn("%s: not cached: its outputs could not be listed between its attempts: %v", k.spec.ID, a.broken)
-		return nil, false
+		return nil, fmt.Errorf("its outputs could not be listed between its attempts: %w", a.broken)
 	}
 	if len(a.tainted) == 0 {
-		return found, true
+		return found, nil
 	}
 	var left []string
-	kept = slices.DeleteFunc(found, func(e outputEntry) bool {
+	kept := slices.DeleteFunc(found, func(e outputEntry) bool {
 		was, tainted := a.tainted[e.rel]
 		if !tainted {
 			return false
@@ -127,5 +126,5 @@ func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEnt
 		}
 		c.warn("%s: left out of its entry: %s, which a failed attempt wrote and the passing attempt did not", k.spec.ID, what)
 	}
-	return kept, true
+	return kept, nil
 }

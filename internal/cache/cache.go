@@ -1104,34 +1104,85 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 	if !c.opts.Write {
 		return
 	}
-	end := time.Now()
-	if c.ctx.Err() != nil {
-		// vx was stopped (Ctrl-C, SIGTERM) while the task ran, and passed
-		// the signal on: a task that exits 0 on it may not have finished.
-		c.warn("%s: not cached: the run was stopped while it ran", k.spec.ID)
-		return
-	}
-	if cp.broken != nil {
-		c.warn("%s: not cached: keeping its output failed: %v", k.spec.ID, cp.broken)
-		return
-	}
-	// A glob that keeps nothing is said first: it may be why an output
-	// is taken for an input that changed ("dist" names no file of dist/).
-	found, err := findOutputs(k.spec.Outputs, dir, filepath.Clean(c.store.Dir))
-	if err != nil {
+	if err := c.save(k, cp, dir, time.Now()); err != nil {
 		c.warn("%s: not cached: %v", k.spec.ID, err)
-		return
 	}
-	var ok bool
-	if found, ok = cp.dropLeftovers(c, k, dir, found); !ok {
-		return
+}
+
+// save is Save's work, one step after another; an error says why nothing
+// was stored. The task ended at end.
+func (c *Cache) save(k *Key, cp *Capture, dir string, end time.Time) error {
+	if err := c.runWasWhole(cp); err != nil {
+		return err
 	}
-	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {
-		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g, k.spec.ConfigFile))
+	found, err := c.outputsToStore(k, cp, dir)
+	if err != nil {
+		return err
 	}
 	// The user's files under the outputs (yoursOf) are inputs that the task
 	// may write again with the same content: they count by content.
 	yours := yoursOf(k)
+	snap, err := c.inputsUnchanged(k, cp, yours)
+	if err != nil {
+		return err
+	}
+	r, err := c.storeBlobs(k, cp, found, dir, yours)
+	if err != nil {
+		return err
+	}
+	r.Start, r.End = cp.Start, end
+	data := r.Marshal()
+	bound, err := c.storeEntry(k, r, data)
+	if err != nil {
+		return err
+	}
+	c.noteStored(k, r, snap, dir)
+	if !bound {
+		c.startUpload(k, r, data)
+	}
+	return nil
+}
+
+// runWasWhole refuses a run that vx was stopped during, or whose logs were
+// not all kept.
+func (c *Cache) runWasWhole(cp *Capture) error {
+	if c.ctx.Err() != nil {
+		// vx was stopped (Ctrl-C, SIGTERM) while the task ran, and passed
+		// the signal on: a task that exits 0 on it may not have finished.
+		return errors.New("the run was stopped while it ran")
+	}
+	if cp.broken != nil {
+		return fmt.Errorf("keeping its output failed: %w", cp.broken)
+	}
+	return nil
+}
+
+// outputsToStore returns the files and symbolic links k's outputs match
+// under dir, but those a failed attempt left ([Capture.dropLeftovers]),
+// and warns of each output glob that matched none: said before the inputs
+// are checked, it may be why an output is taken for an input that changed
+// ("dist" names no file of dist/).
+func (c *Cache) outputsToStore(k *Key, cp *Capture, dir string) ([]outputEntry, error) {
+	found, err := findOutputs(k.spec.Outputs, dir, filepath.Clean(c.store.Dir))
+	if err != nil {
+		return nil, err
+	}
+	if found, err = cp.dropLeftovers(c, k, dir, found); err != nil {
+		return nil, err
+	}
+	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {
+		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g, k.spec.ConfigFile))
+	}
+	return found, nil
+}
+
+// inputsUnchanged refuses to store when k's input files changed while the
+// task ran: a file written since NewCapture whose content is not the
+// key's (writtenSince), or the files as they are now, read again rather
+// than taken from this run's look, making another key. yours are the
+// user's files under the outputs (project-relative). It returns the look
+// at the files made now.
+func (c *Cache) inputsUnchanged(k *Key, cp *Capture, yours map[string]bool) (*snapshot, error) {
 	isYours := func(p string) bool {
 		rel, in := projectRel(k.spec.RelDir, p)
 		return in && yours[rel]
@@ -1141,24 +1192,47 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		return ok && err == nil && !st.link && st.id == f.ID && st.exec == f.Exec
 	}
 	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours, sameContent); p != "" {
-		c.warn("%s: not cached: its inputs changed while it ran (%s changed)", k.spec.ID, p)
-		return
+		return nil, fmt.Errorf("its inputs changed while it ran (%s changed)", p)
 	}
 	snap, err := c.sc.scan(scanDirs(k.spec))
 	if err != nil {
-		c.warn("%s: not cached: %v", k.spec.ID, err)
-		return
+		return nil, err
 	}
-	// Read again, not taken from this run's look at the files.
+	now := c.keyNow(k, cp, snap, isYours)
+	if now.InputRoot == k.InputRoot {
+		return snap, nil
+	}
+	change := firstChange(k, now)
+	p, _, _ := strings.Cut(change, " ")
+	switch {
+	case !isYours(p):
+		return nil, fmt.Errorf("its inputs changed while it ran (%s)", change)
+	case tracked(snap, p):
+		return nil, fmt.Errorf("it changed %s, a file of its outputs that git tracks (vx stores no result that changes your files)", p)
+	case snap.git:
+		return nil, fmt.Errorf("it changed %s, a file of its outputs that git would add and vx did not write (add it to .gitignore, or delete it once, for vx to keep it as an output)", p)
+	default:
+		return nil, fmt.Errorf("it changed %s, a file of its outputs that vx did not write (delete it once, for vx to keep it as an output)", p)
+	}
+}
+
+// tracked reports whether snap lists p as a file git tracks.
+func tracked(snap *snapshot, p string) bool {
+	st, _ := snap.get(p)
+	return st.tracked
+}
+
+// keyNow returns k's key from the files in snap, each read again. A file
+// under the outputs is the task's when it is new, or vx wrote it, and git
+// does not track it. A new file the task did not write (it appeared
+// before the task started: the user's) makes the list differ. File times
+// come from a clock that can lag behind time.Now by a tick: a file
+// written within racyTick before the start counts as the task's.
+func (c *Cache) keyNow(k *Key, cp *Capture, snap *snapshot, isYours func(p string) bool) *Key {
 	hash := func(p string) (fileState, bool) {
 		st, ok, err := c.sc.hashOne(p, false, time.Now())
 		return st, ok && err == nil
 	}
-	// A file under the outputs is the task's when it is new, or vx wrote
-	// it, and git does not track it. A new file the task did not write (it
-	// appeared before the task started: the user's) makes the list differ.
-	// File times come from a clock that can lag behind time.Now by a tick:
-	// a file written within racyTick before the start counts as the task's.
 	started := cp.Start.Add(-racyTick).UnixNano()
 	files := c.inputFilesOf(snap, k.spec, nil, hash, func(p string, st fileState) bool {
 		if isYours(p) || st.tracked {
@@ -1170,64 +1244,55 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		fs, err := lstat(filepath.Join(c.opts.Root, filepath.FromSlash(p)))
 		return err == nil && max(fs.ctime, fs.mtime) < started
 	})
-	if now := keyOf(k.spec, files, c.inputLines(k.spec, files), c.platform(), c.envKey); now.InputRoot != k.InputRoot {
-		change := firstChange(k, now)
-		if p, _, _ := strings.Cut(change, " "); isYours(p) {
-			if st, _ := snap.get(p); st.tracked {
-				c.warn("%s: not cached: it changed %s, a file of its outputs that git tracks (vx stores no result that changes your files)", k.spec.ID, p)
-			} else if snap.git {
-				c.warn("%s: not cached: it changed %s, a file of its outputs that git would add and vx did not write (add it to .gitignore, or delete it once, for vx to keep it as an output)", k.spec.ID, p)
-			} else {
-				c.warn("%s: not cached: it changed %s, a file of its outputs that vx did not write (delete it once, for vx to keep it as an output)", k.spec.ID, p)
-			}
-			return
-		}
-		c.warn("%s: not cached: its inputs changed while it ran (%s)", k.spec.ID, change)
-		return
-	}
+	return keyOf(k.spec, files, c.inputLines(k.spec, files), c.platform(), c.envKey)
+}
+
+// storeBlobs puts in the store the blobs of k's entry: the outputs found
+// under dir but the user's files (yours), both logs, and the key's Action,
+// Command and input list. It returns the result that names them.
+func (c *Cache) storeBlobs(k *Key, cp *Capture, found []outputEntry, dir string, yours map[string]bool) (*ActionResult, error) {
 	r, err := storeOutputs(c.store, found, dir, yours)
 	if err != nil {
-		c.warn("%s: not cached: %v", k.spec.ID, err)
-		return
+		return nil, err
 	}
-	r.Start, r.End = cp.Start, end
-	for i, f := range []*os.File{cp.Stdout, cp.Stderr} {
-		if err := f.Sync(); err != nil {
-			c.warn("%s: not cached: %v", k.spec.ID, err)
-			return
-		}
-		d, err := c.store.PutFile(f.Name())
-		if err != nil {
-			c.warn("%s: not cached: %v", k.spec.ID, err)
-			return
-		}
-		if i == 0 {
-			r.StdoutDigest = d
-		} else {
-			r.StderrDigest = d
-		}
+	if r.StdoutDigest, err = c.storeLog(cp.Stdout); err != nil {
+		return nil, err
+	}
+	if r.StderrDigest, err = c.storeLog(cp.Stderr); err != nil {
+		return nil, err
 	}
 	for _, b := range [][]byte{k.action, k.command, k.manifest()} {
 		if _, err := c.store.PutBytes(b); err != nil {
-			c.warn("%s: not cached: %v", k.spec.ID, err)
-			return
+			return nil, err
 		}
 	}
-	data := r.Marshal()
-	bound, err := c.store.rootBound(r, c.needles)
-	if err != nil {
-		c.warn("%s: not cached: %v", k.spec.ID, err)
-		return
+	return r, nil
+}
+
+// storeLog puts one of a capture's files in the store.
+func (c *Cache) storeLog(f *os.File) (Digest, error) {
+	if err := f.Sync(); err != nil {
+		return Digest{}, err
+	}
+	return c.store.PutFile(f.Name())
+}
+
+// storeEntry stores data, the encoding of r, as k's entry: under k, or
+// bound to this workspace's root when r holds the root's path
+// (rootbound.go).
+func (c *Cache) storeEntry(k *Key, r *ActionResult, data []byte) (bound bool, err error) {
+	if bound, err = c.store.rootBound(r, c.needles); err != nil {
+		return false, err
 	}
 	if bound {
-		if err := c.saveBound(k, data); err != nil {
-			c.warn("%s: not cached: %v", k.spec.ID, err)
-			return
-		}
-	} else if err := c.store.UpdateActionResult(k.Action, data); err != nil {
-		c.warn("%s: not cached: %v", k.spec.ID, err)
-		return
+		return true, c.saveBound(k, data)
 	}
+	return false, c.store.UpdateActionResult(k.Action, data)
+}
+
+// noteStored records k's entry, just stored, as its task's last, counts
+// it, and notes in the memo which of its outputs the task owns now.
+func (c *Cache) noteStored(k *Key, r *ActionResult, snap *snapshot, dir string) {
 	c.store.WriteLast(c.lastUse(k))
 	c.mu.Lock()
 	c.stored++
@@ -1246,16 +1311,22 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 			}
 		}
 	}
-	if c.opts.Remote != nil && c.opts.RemoteWrite && !bound {
-		c.uploads.Add(1)
-		go func() {
-			defer c.uploads.Done()
-			var rce *remoteCallError
-			if err := c.upload(k, r, data); err != nil && !errors.As(err, &rce) {
-				c.warn("%s: remote cache: upload failed: %v", k.spec.ID, err)
-			}
-		}()
+}
+
+// startUpload sends k's entry to the remote cache in the background, when
+// the run writes there; Close waits for it.
+func (c *Cache) startUpload(k *Key, r *ActionResult, data []byte) {
+	if c.opts.Remote == nil || !c.opts.RemoteWrite {
+		return
 	}
+	c.uploads.Add(1)
+	go func() {
+		defer c.uploads.Done()
+		var rce *remoteCallError
+		if err := c.upload(k, r, data); err != nil && !errors.As(err, &rce) {
+			c.warn("%s: remote cache: upload failed: %v", k.spec.ID, err)
+		}
+	}()
 }
 
 // upload sends an entry and its blobs to the remote.

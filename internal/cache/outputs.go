@@ -345,167 +345,264 @@ func (e *conflictError) Error() string { return e.msg }
 // into place. Before anything changes, own.mine must accept every file
 // that would be replaced or removed; else the result is a *conflictError
 // and the project is as it was. A nil own accepts every file.
-func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, own *owner) (err error) {
+func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, own *owner) error {
 	if own == nil {
 		own = &owner{mine: func([]string) error { return nil }, wrote: func([]string, []bool) {}}
 	}
-	inEntry := map[string]bool{}
-	for _, f := range r.OutputFiles {
-		inEntry[f.Path] = true
+	p := &restorePlan{outputs: outputs, r: r, dir: dir}
+	if err := p.refuseYours(own.yours); err != nil {
+		return err
 	}
-	for _, s := range r.OutputSymlinks {
-		inEntry[s.Path] = true
+	if err := p.placeFiles(); err != nil {
+		return err
 	}
-	for p := range inEntry {
-		if own.yours[p] {
-			return &conflictError{fmt.Sprintf("the entry holds %s, a file of yours", p)}
-		}
+	if err := p.placeLinks(); err != nil {
+		return err
 	}
+	if err := p.findStale(filepath.Clean(st.Dir), own.yours); err != nil {
+		return err
+	}
+	if err := p.checkDoomed(own); err != nil {
+		return err
+	}
+	staged, err := p.stage(st)
+	if err != nil {
+		return err
+	}
+	if err := p.apply(staged); err != nil {
+		return err
+	}
+	own.wrote(p.written())
+	return nil
+}
 
-	// What the restore would replace or remove, found before any change.
-	// A directory where the entry has a file goes whole: every file in it
-	// must be one the outputs match, else the restore is refused (a file
-	// the globs exclude, "!dist/out/notes.txt", is never the task's).
-	var doomed []string // project-relative files
-	doom := func(abs string) error {
-		top, _ := filepath.Rel(dir, abs)
-		return filepath.WalkDir(abs, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() {
-				return err
-			}
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
-			if !matchGlobs(outputs, "", rel, true) {
-				return &conflictError{fmt.Sprintf("it would replace the directory %s, which holds %s, a file the outputs do not match",
-					quote.Q(filepath.ToSlash(top)), quote.Q(rel))}
-			}
-			doomed = append(doomed, rel)
-			return nil
-		})
+// restorePlan is what a restore of r into the project directory dir will
+// do, worked out before it changes anything: which of r's files and links
+// it writes, which are in place already, and which files of the project
+// it replaces or removes.
+type restorePlan struct {
+	outputs []string
+	r       *ActionResult
+	dir     string
+
+	inEntry         map[string]bool // the paths r holds, project-relative
+	files, links    []placed        // r's files and links to write
+	kept, keptLinks []placed        // r's files and links already in place
+	doomed          []string        // project-relative files the restore replaces or removes
+	stale           []string        // files of the outputs r does not hold (in doomed too)
+}
+
+// placed is one of r's files or links where the restore puts it.
+type placed struct {
+	i     int  // index in r.OutputFiles or r.OutputSymlinks
+	fresh bool // no file was at its place
+}
+
+// stagedFile is a file of r written beside its place, to be renamed there.
+type stagedFile struct{ tmp, dst string }
+
+// refuseYours refuses an entry that holds one of the user's files.
+func (p *restorePlan) refuseYours(yours map[string]bool) error {
+	p.inEntry = map[string]bool{}
+	for _, f := range p.r.OutputFiles {
+		p.inEntry[f.Path] = true
 	}
-	type placed struct {
-		i     int  // index in r.OutputFiles or r.OutputSymlinks
-		fresh bool // no file was at its place
+	for _, s := range p.r.OutputSymlinks {
+		p.inEntry[s.Path] = true
 	}
-	var files, links, kept, keptLinks []placed
-	for i, f := range r.OutputFiles {
-		if err := checkParents(outputs, dir, f.Path, &doomed); err != nil {
+	for rel := range p.inEntry {
+		if yours[rel] {
+			return &conflictError{fmt.Sprintf("the entry holds %s, a file of yours", rel)}
+		}
+	}
+	return nil
+}
+
+// placeFiles sorts r's files into those to write and those already in
+// place, and dooms what stands in the way of the others.
+func (p *restorePlan) placeFiles() error {
+	for i, f := range p.r.OutputFiles {
+		if err := checkParents(p.outputs, p.dir, f.Path, &p.doomed); err != nil {
 			return err
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
+		dst := filepath.Join(p.dir, filepath.FromSlash(f.Path))
 		fi, err := os.Lstat(dst)
 		switch {
 		case err != nil:
-			files = append(files, placed{i, true})
+			p.files = append(p.files, placed{i, true})
 		case fi.IsDir():
-			if err := doom(dst); err != nil {
+			if err := p.doomDir(dst); err != nil {
 				return err
 			}
-			files = append(files, placed{i, false})
+			p.files = append(p.files, placed{i, false})
 		case holds(dst, f.Digest, fileMode(f)):
-			kept = append(kept, placed{i, false}) // already in place, as after the run that stored it
+			p.kept = append(p.kept, placed{i, false}) // already in place, as after the run that stored it
 		default:
-			doomed = append(doomed, f.Path)
-			files = append(files, placed{i, false})
+			p.doomed = append(p.doomed, f.Path)
+			p.files = append(p.files, placed{i, false})
 		}
 	}
-	for i, s := range r.OutputSymlinks {
-		if err := checkParents(outputs, dir, s.Path, &doomed); err != nil {
+	return nil
+}
+
+// placeLinks is placeFiles for r's symbolic links.
+func (p *restorePlan) placeLinks() error {
+	for i, s := range p.r.OutputSymlinks {
+		if err := checkParents(p.outputs, p.dir, s.Path, &p.doomed); err != nil {
 			return err
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
+		dst := filepath.Join(p.dir, filepath.FromSlash(s.Path))
 		fi, err := os.Lstat(dst)
 		switch {
 		case err != nil:
-			links = append(links, placed{i, true})
+			p.links = append(p.links, placed{i, true})
 		case fi.Mode()&fs.ModeSymlink != 0 && readlink(dst) == filepath.FromSlash(s.Target):
-			keptLinks = append(keptLinks, placed{i, false}) // already pointing where the entry says
+			p.keptLinks = append(p.keptLinks, placed{i, false}) // already pointing where the entry says
 		case fi.IsDir():
-			if err := doom(dst); err != nil {
+			if err := p.doomDir(dst); err != nil {
 				return err
 			}
-			links = append(links, placed{i, false})
+			p.links = append(p.links, placed{i, false})
 		default:
-			doomed = append(doomed, s.Path)
-			links = append(links, placed{i, false})
+			p.doomed = append(p.doomed, s.Path)
+			p.links = append(p.links, placed{i, false})
 		}
 	}
-	// The temporary files of a restore that was killed are found in the
-	// same walk, and go before anything is staged.
-	existing, leftovers, err := findOutputsAndLeftovers(outputs, dir, filepath.Clean(st.Dir))
+	return nil
+}
+
+// doomDir dooms the directory at abs, where the entry has a file: it goes
+// whole, so every file in it must be one the outputs match, else the
+// restore is refused (a file the globs exclude, "!dist/out/notes.txt", is
+// never the task's).
+func (p *restorePlan) doomDir(abs string) error {
+	top, _ := filepath.Rel(p.dir, abs)
+	return filepath.WalkDir(abs, func(fp string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(p.dir, fp)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if !matchGlobs(p.outputs, "", rel, true) {
+			return &conflictError{fmt.Sprintf("it would replace the directory %s, which holds %s, a file the outputs do not match",
+				quote.Q(filepath.ToSlash(top)), quote.Q(rel))}
+		}
+		p.doomed = append(p.doomed, rel)
+		return nil
+	})
+}
+
+// findStale dooms the files of the outputs that r does not hold, but the
+// user's (yours); skip is the store's directory. The temporary files of a
+// restore that was killed are found in the same walk, and removed now,
+// before anything is staged.
+func (p *restorePlan) findStale(skip string, yours map[string]bool) error {
+	existing, leftovers, err := findOutputsAndLeftovers(p.outputs, p.dir, skip)
 	if err != nil {
 		return err
 	}
 	for _, rel := range leftovers {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(filepath.Join(p.dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	var stale []string // files of the outputs that the entry does not hold
 	for _, e := range existing {
-		if !inEntry[e.rel] && !own.yours[e.rel] {
-			stale = append(stale, e.rel)
+		if !p.inEntry[e.rel] && !yours[e.rel] {
+			p.stale = append(p.stale, e.rel)
 		}
 	}
-	doomed = append(doomed, stale...)
-	for _, p := range doomed {
-		if own.yours[p] {
-			return &conflictError{fmt.Sprintf("it would replace or remove %s, a file of yours", p)}
+	p.doomed = append(p.doomed, p.stale...)
+	return nil
+}
+
+// checkDoomed refuses the restore unless every file it would replace or
+// remove is the task's, as own says.
+func (p *restorePlan) checkDoomed(own *owner) error {
+	for _, rel := range p.doomed {
+		if own.yours[rel] {
+			return &conflictError{fmt.Sprintf("it would replace or remove %s, a file of yours", rel)}
 		}
 	}
-	if err := own.mine(doomed); err != nil {
+	return own.mine(p.doomed)
+}
+
+// stage writes each new file beside its place, checked against its
+// digest, making the directories it needs. On an error, what it wrote is
+// removed.
+func (p *restorePlan) stage(st *Store) ([]stagedFile, error) {
+	var staged []stagedFile
+	for _, pl := range p.files {
+		f := p.r.OutputFiles[pl.i]
+		dst := filepath.Join(p.dir, filepath.FromSlash(f.Path))
+		err := makeParents(p.dir, f.Path)
+		var tmp string
+		if err == nil {
+			tmp, err = stageBlob(st, f.Digest, filepath.Dir(dst), fileMode(f))
+		}
+		if err != nil {
+			removeStaged(staged)
+			return nil, err
+		}
+		staged = append(staged, stagedFile{tmp, dst})
+	}
+	return staged, nil
+}
+
+// removeStaged removes the staged files not renamed into place.
+func removeStaged(staged []stagedFile) {
+	for _, s := range staged {
+		os.Remove(s.tmp)
+	}
+}
+
+// apply changes the project: the stale files go, the staged files are
+// renamed into place (replacing a directory there, whose files were found
+// the task's), and the links are made. On an error the staged files not
+// yet in place are removed.
+func (p *restorePlan) apply(staged []stagedFile) error {
+	if err := p.removeStale(); err != nil {
+		removeStaged(staged)
 		return err
 	}
-
-	// Every new file is written beside its place and checked first.
-	type staged struct{ tmp, dst string }
-	var done []staged
-	defer func() {
-		if err != nil {
-			for _, s := range done {
-				os.Remove(s.tmp)
-			}
-		}
-	}()
-	for _, pl := range files {
-		f := r.OutputFiles[pl.i]
-		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := makeParents(dir, f.Path); err != nil {
-			return err
-		}
-		tmp, err := stageBlob(st, f.Digest, filepath.Dir(dst), fileMode(f))
-		if err != nil {
-			return err
-		}
-		done = append(done, staged{tmp, dst})
-	}
-	for _, pl := range links {
-		if err := makeParents(dir, r.OutputSymlinks[pl.i].Path); err != nil {
-			return err
-		}
-	}
-	for _, p := range stale {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
-	}
-	for _, s := range done {
+	for _, s := range staged {
 		if fi, err := os.Lstat(s.dst); err == nil && fi.IsDir() {
-			if err := removeTree(s.dst); err != nil { // its files were found the task's above
+			if err := removeTree(s.dst); err != nil {
+				removeStaged(staged)
 				return err
 			}
 		}
 		if err := os.Rename(s.tmp, s.dst); err != nil {
+			removeStaged(staged)
 			return fmt.Errorf("restoring %s: %w", s.dst, err)
 		}
 	}
-	done = nil
-	for _, pl := range links {
-		s := r.OutputSymlinks[pl.i]
-		dst := filepath.Join(dir, filepath.FromSlash(s.Path))
+	return p.makeLinks()
+}
+
+// removeStale makes the directories of the links to write and removes the
+// stale files.
+func (p *restorePlan) removeStale() error {
+	for _, pl := range p.links {
+		if err := makeParents(p.dir, p.r.OutputSymlinks[pl.i].Path); err != nil {
+			return err
+		}
+	}
+	for _, rel := range p.stale {
+		if err := os.Remove(filepath.Join(p.dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// makeLinks makes the links to write, replacing what stands at their place.
+func (p *restorePlan) makeLinks() error {
+	for _, pl := range p.links {
+		s := p.r.OutputSymlinks[pl.i]
+		dst := filepath.Join(p.dir, filepath.FromSlash(s.Path))
 		if fi, err := os.Lstat(dst); err == nil {
 			if fi.IsDir() {
 				err = removeTree(dst)
@@ -520,16 +617,19 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 			return fmt.Errorf("restoring the symbolic link %s: %w", s.Path, err)
 		}
 	}
-	var rels []string
-	var fresh []bool
-	for _, pl := range append(files, kept...) {
-		rels, fresh = append(rels, r.OutputFiles[pl.i].Path), append(fresh, pl.fresh)
-	}
-	for _, pl := range append(links, keptLinks...) {
-		rels, fresh = append(rels, r.OutputSymlinks[pl.i].Path), append(fresh, pl.fresh)
-	}
-	own.wrote(rels, fresh)
 	return nil
+}
+
+// written returns the files and links of r now in place, written or found
+// there, and whether there was no file at each one's place before.
+func (p *restorePlan) written() (rels []string, fresh []bool) {
+	for _, pl := range append(p.files, p.kept...) {
+		rels, fresh = append(rels, p.r.OutputFiles[pl.i].Path), append(fresh, pl.fresh)
+	}
+	for _, pl := range append(p.links, p.keptLinks...) {
+		rels, fresh = append(rels, p.r.OutputSymlinks[pl.i].Path), append(fresh, pl.fresh)
+	}
+	return rels, fresh
 }
 
 func readlink(p string) string {
