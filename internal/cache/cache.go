@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
 
@@ -290,8 +291,8 @@ func (n nodeMemo) SetNodeVersion(p nodeprog.Program, v string) {
 	n.m.put(nodeMemoKey(p), memoEntry{st: fileState{id: v}})
 }
 
-func (c *Cache) platform() []Property {
-	return []Property{{Name: "OSFamily", Value: c.opts.GOOS}, {Name: "ISA", Value: c.opts.GOARCH}}
+func (c *Cache) platform() []reapi.Property {
+	return []reapi.Property{{Name: "OSFamily", Value: c.opts.GOOS}, {Name: "ISA", Value: c.opts.GOARCH}}
 }
 
 // Key returns the key of t from the workspace's files as they were when
@@ -565,7 +566,7 @@ func (c *Cache) extraFile(p string) (fileState, bool) {
 // Hit is a usable cache entry.
 type Hit struct {
 	key    *Key
-	result *ActionResult
+	result *reapi.ActionResult
 	Remote bool // found in the remote cache (and now stored locally too)
 }
 
@@ -743,7 +744,7 @@ func (c *Cache) readLocal(k *Key) (*Hit, error) {
 	data, err := c.store.GetActionResult(k.Action)
 	var elsewhere error
 	if err == nil {
-		if r, derr := UnmarshalActionResult(data); derr == nil {
+		if r, derr := reapi.UnmarshalActionResult(data); derr == nil {
 			if root, ok := c.store.markerRoot(r); ok {
 				err = ErrNotFound
 				if root != c.opts.Root {
@@ -765,7 +766,7 @@ func (c *Cache) readLocal(k *Key) (*Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range resultBlobs(r) {
+	for _, d := range r.Blobs() {
 		if !c.store.HasBlob(d) {
 			return nil, fmt.Errorf("blob %s is missing", short(d))
 		}
@@ -774,8 +775,8 @@ func (c *Cache) readLocal(k *Key) (*Hit, error) {
 }
 
 // checkResult decodes an ActionResult and refuses one vx must not restore.
-func (c *Cache) checkResult(k *Key, data []byte) (*ActionResult, error) {
-	r, err := UnmarshalActionResult(data)
+func (c *Cache) checkResult(k *Key, data []byte) (*reapi.ActionResult, error) {
+	r, err := reapi.UnmarshalActionResult(data)
 	if err != nil {
 		return nil, err
 	}
@@ -809,7 +810,7 @@ func (c *Cache) lookupRemote(k *Key) (*Hit, error) {
 	// trip to the server, and a task's outputs are often many small files.
 	var need []Digest
 	seen := map[string]bool{}
-	for _, d := range resultBlobs(r) {
+	for _, d := range r.Blobs() {
 		if !seen[d.Hash] && !c.store.HasBlob(d) {
 			seen[d.Hash] = true
 			need = append(need, d)
@@ -875,21 +876,6 @@ func (c *Cache) fetchBlob(ctx context.Context, d Digest) error {
 		return fmt.Errorf("blob %s from the remote: %w", short(d), err)
 	}
 	return nil
-}
-
-// resultBlobs lists the blobs an ActionResult names.
-func resultBlobs(r *ActionResult) []Digest {
-	ds := []Digest{r.StdoutDigest, r.StderrDigest}
-	for _, f := range r.OutputFiles {
-		ds = append(ds, f.Digest)
-	}
-	out := ds[:0]
-	for _, d := range ds {
-		if d.Hash != "" {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func short(d Digest) string {
@@ -1072,7 +1058,7 @@ func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p 
 }
 
 // outputPaths returns the paths of r's files and symbolic links.
-func outputPaths(r *ActionResult) []string {
+func outputPaths(r *reapi.ActionResult) []string {
 	var ps []string
 	for _, f := range r.OutputFiles {
 		ps = append(ps, f.Path)
@@ -1250,7 +1236,7 @@ func (c *Cache) keyNow(k *Key, cp *Capture, snap *snapshot, isYours func(p strin
 // storeBlobs puts in the store the blobs of k's entry: the outputs found
 // under dir but the user's files (yours), both logs, and the key's Action,
 // Command and input list. It returns the result that names them.
-func (c *Cache) storeBlobs(k *Key, cp *Capture, found []outputEntry, dir string, yours map[string]bool) (*ActionResult, error) {
+func (c *Cache) storeBlobs(k *Key, cp *Capture, found []outputEntry, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
 	r, err := storeOutputs(c.store, found, dir, yours)
 	if err != nil {
 		return nil, err
@@ -1280,7 +1266,7 @@ func (c *Cache) storeLog(f *os.File) (Digest, error) {
 // storeEntry stores data, the encoding of r, as k's entry: under k, or
 // bound to this workspace's root when r holds the root's path
 // (rootbound.go).
-func (c *Cache) storeEntry(k *Key, r *ActionResult, data []byte) (bound bool, err error) {
+func (c *Cache) storeEntry(k *Key, r *reapi.ActionResult, data []byte) (bound bool, err error) {
 	if bound, err = c.store.rootBound(r, c.needles); err != nil {
 		return false, err
 	}
@@ -1292,7 +1278,7 @@ func (c *Cache) storeEntry(k *Key, r *ActionResult, data []byte) (bound bool, er
 
 // noteStored records k's entry, just stored, as its task's last, counts
 // it, and notes in the memo which of its outputs the task owns now.
-func (c *Cache) noteStored(k *Key, r *ActionResult, snap *snapshot, dir string) {
+func (c *Cache) noteStored(k *Key, r *reapi.ActionResult, snap *snapshot, dir string) {
 	c.store.WriteLast(c.lastUse(k))
 	c.mu.Lock()
 	c.stored++
@@ -1315,7 +1301,7 @@ func (c *Cache) noteStored(k *Key, r *ActionResult, snap *snapshot, dir string) 
 
 // startUpload sends k's entry to the remote cache in the background, when
 // the run writes there; Close waits for it.
-func (c *Cache) startUpload(k *Key, r *ActionResult, data []byte) {
+func (c *Cache) startUpload(k *Key, r *reapi.ActionResult, data []byte) {
 	if c.opts.Remote == nil || !c.opts.RemoteWrite {
 		return
 	}
@@ -1330,10 +1316,10 @@ func (c *Cache) startUpload(k *Key, r *ActionResult, data []byte) {
 }
 
 // upload sends an entry and its blobs to the remote.
-func (c *Cache) upload(k *Key, r *ActionResult, data []byte) error {
+func (c *Cache) upload(k *Key, r *reapi.ActionResult, data []byte) error {
 	ctx, cancel := context.WithTimeout(c.uploadCtx, 5*time.Minute)
 	defer cancel()
-	blobs := append(resultBlobs(r), DigestOf(k.action), k.Command, k.InputRoot)
+	blobs := append(r.Blobs(), reapi.DigestOf(k.action), k.Command, k.InputRoot)
 	missing, err := c.opts.Remote.FindMissingBlobs(ctx, blobs)
 	if err != nil {
 		return fromRemote(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/testdir"
 )
@@ -133,36 +134,42 @@ func TestInputPaths(t *testing.T) {
 func TestKeyParts(t *testing.T) {
 	files := map[string]fileState{"p/package.json": {id: "a"}, "p/src/x.ts": {id: "b"}}
 	snap := newSnapshot(files)
-	base := TaskSpec{RelDir: "p", Argv: []string{"tsc"}, Env: []Property{{"A", "1"}, {"B", "2"}},
-		Outputs: []string{"dist/**"}, Node: "v22.0.0", Deps: []DepKey{{ID: "q#build", Action: DigestOf([]byte("q"))}}}
-	plat := []Property{{Name: "OSFamily", Value: "linux"}, {Name: "ISA", Value: "amd64"}}
-	key := func(t TaskSpec, snap *snapshot, plat []Property) string {
+	base := TaskSpec{RelDir: "p", Argv: []string{"tsc"}, Env: []reapi.Property{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}},
+		Outputs: []string{"dist/**"}, Node: "v22.0.0", Deps: []DepKey{{ID: "q#build", Action: reapi.DigestOf([]byte("q"))}}}
+	plat := []reapi.Property{{Name: "OSFamily", Value: "linux"}, {Name: "ISA", Value: "amd64"}}
+	key := func(t TaskSpec, snap *snapshot, plat []reapi.Property) string {
 		return makeKey(snap, &t, plat, nil, nil).Action.Hash
 	}
 	k0 := key(base, snap, plat)
 
 	same := base
-	same.Env = []Property{{"B", "2"}, {"A", "1"}}
+	same.Env = []reapi.Property{{Name: "B", Value: "2"}, {Name: "A", Value: "1"}}
 	if key(same, snap, plat) != k0 {
 		t.Error("the order of the declared variables changed the key")
 	}
-	changes := map[string]func(ts *TaskSpec, s map[string]fileState, p *[]Property){
-		"argument":       func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Argv = []string{"tsc", "--watch"} },
-		"variable value": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", "3"}} },
-		"unset variable": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Env = []Property{{"A", "1"}} },
-		"empty variable": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Env = []Property{{"A", "1"}, {"B", ""}} },
-		"outputs":        func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Outputs = []string{"lib/**"} },
-		"node":           func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.Node = "v20.0.0" },
-		"dependency key": func(ts *TaskSpec, s map[string]fileState, p *[]Property) {
-			ts.Deps = []DepKey{{ID: "q#build", Action: DigestOf([]byte("q2"))}}
+	changes := map[string]func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property){
+		"argument": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) { ts.Argv = []string{"tsc", "--watch"} },
+		"variable value": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) {
+			ts.Env = []reapi.Property{{Name: "A", Value: "1"}, {Name: "B", Value: "3"}}
 		},
-		"directory":    func(ts *TaskSpec, s map[string]fileState, p *[]Property) { ts.RelDir = "p2" },
-		"file content": func(ts *TaskSpec, s map[string]fileState, p *[]Property) { s["p/src/x.ts"] = fileState{id: "c"} },
-		"executable bit": func(ts *TaskSpec, s map[string]fileState, p *[]Property) {
+		"unset variable": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) {
+			ts.Env = []reapi.Property{{Name: "A", Value: "1"}}
+		},
+		"empty variable": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) {
+			ts.Env = []reapi.Property{{Name: "A", Value: "1"}, {Name: "B", Value: ""}}
+		},
+		"outputs": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) { ts.Outputs = []string{"lib/**"} },
+		"node":    func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) { ts.Node = "v20.0.0" },
+		"dependency key": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) {
+			ts.Deps = []DepKey{{ID: "q#build", Action: reapi.DigestOf([]byte("q2"))}}
+		},
+		"directory":    func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) { ts.RelDir = "p2" },
+		"file content": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) { s["p/src/x.ts"] = fileState{id: "c"} },
+		"executable bit": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) {
 			s["p/src/x.ts"] = fileState{id: "b", exec: true}
 		},
-		"operating system": func(ts *TaskSpec, s map[string]fileState, p *[]Property) {
-			*p = []Property{{Name: "OSFamily", Value: "darwin"}, {Name: "ISA", Value: "amd64"}}
+		"operating system": func(ts *TaskSpec, s map[string]fileState, p *[]reapi.Property) {
+			*p = []reapi.Property{{Name: "OSFamily", Value: "darwin"}, {Name: "ISA", Value: "amd64"}}
 		},
 	}
 	for name, change := range changes {
@@ -171,7 +178,7 @@ func TestKeyParts(t *testing.T) {
 		for k, v := range files {
 			f2[k] = v
 		}
-		p2 := append([]Property(nil), plat...)
+		p2 := append([]reapi.Property(nil), plat...)
 		change(&ts, f2, &p2)
 		if key(ts, newSnapshot(f2), p2) == k0 {
 			t.Errorf("changing the %s did not change the key", name)
@@ -187,24 +194,24 @@ func TestKeyParts(t *testing.T) {
 }
 
 func TestCheckPaths(t *testing.T) {
-	d := DigestOf([]byte("x"))
+	d := reapi.DigestOf([]byte("x"))
 	out := []string{"dist/**"}
 	tests := []struct {
 		name string
-		r    ActionResult
+		r    reapi.ActionResult
 		bad  string // "" = accepted
 	}{
-		{"ok", ActionResult{OutputFiles: []OutputFile{{Path: "dist/a.js", Digest: d}}, OutputSymlinks: []OutputSymlink{{Path: "dist/b", Target: "a.js"}}}, ""},
-		{"link to a sibling directory", ActionResult{OutputSymlinks: []OutputSymlink{{Path: "dist/x/b", Target: "../y"}}}, ""},
-		{"dotdot", ActionResult{OutputFiles: []OutputFile{{Path: "dist/../../x", Digest: d}}}, "outside the project"},
-		{"absolute", ActionResult{OutputFiles: []OutputFile{{Path: "/etc/passwd", Digest: d}}}, "outside the project"},
-		{"backslash", ActionResult{OutputFiles: []OutputFile{{Path: `dist\..\..\x`, Digest: d}}}, "outside the project"},
-		{"drive", ActionResult{OutputFiles: []OutputFile{{Path: "C:/x", Digest: d}}}, "outside the project"},
-		{"not an output", ActionResult{OutputFiles: []OutputFile{{Path: "src/index.ts", Digest: d}}}, "outputs do not match"},
-		{"twice", ActionResult{OutputFiles: []OutputFile{{Path: "dist/a", Digest: d}, {Path: "dist/a", Digest: d}}}, "twice"},
-		{"file below a file", ActionResult{OutputFiles: []OutputFile{{Path: "dist/a", Digest: d}, {Path: "dist/a/b", Digest: d}}}, "below"},
-		{"link escaping", ActionResult{OutputSymlinks: []OutputSymlink{{Path: "dist/x", Target: "../../../etc"}}}, "points outside"},
-		{"absolute link", ActionResult{OutputSymlinks: []OutputSymlink{{Path: "dist/x", Target: "/etc/passwd"}}}, "points outside"},
+		{"ok", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/a.js", Digest: d}}, OutputSymlinks: []reapi.OutputSymlink{{Path: "dist/b", Target: "a.js"}}}, ""},
+		{"link to a sibling directory", reapi.ActionResult{OutputSymlinks: []reapi.OutputSymlink{{Path: "dist/x/b", Target: "../y"}}}, ""},
+		{"dotdot", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/../../x", Digest: d}}}, "outside the project"},
+		{"absolute", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "/etc/passwd", Digest: d}}}, "outside the project"},
+		{"backslash", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: `dist\..\..\x`, Digest: d}}}, "outside the project"},
+		{"drive", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "C:/x", Digest: d}}}, "outside the project"},
+		{"not an output", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "src/index.ts", Digest: d}}}, "outputs do not match"},
+		{"twice", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/a", Digest: d}, {Path: "dist/a", Digest: d}}}, "twice"},
+		{"file below a file", reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/a", Digest: d}, {Path: "dist/a/b", Digest: d}}}, "below"},
+		{"link escaping", reapi.ActionResult{OutputSymlinks: []reapi.OutputSymlink{{Path: "dist/x", Target: "../../../etc"}}}, "points outside"},
+		{"absolute link", reapi.ActionResult{OutputSymlinks: []reapi.OutputSymlink{{Path: "dist/x", Target: "/etc/passwd"}}}, "points outside"},
 	}
 	for _, tt := range tests {
 		err := checkPaths(out, &tt.r)
@@ -224,7 +231,7 @@ func TestRestoreOutputs(t *testing.T) {
 	dir := testdir.New(t)
 	a, _ := st.PutBytes([]byte("A"))
 	b, _ := st.PutBytes([]byte("#!/bin/sh\n"))
-	r := &ActionResult{OutputFiles: []OutputFile{
+	r := &reapi.ActionResult{OutputFiles: []reapi.OutputFile{
 		{Path: "dist/a.txt", Digest: a, Mode: 0o640},
 		{Path: "dist/bin/run", Digest: b, Executable: true, Mode: 0o4755},
 	}}
@@ -312,7 +319,7 @@ func TestRestoreOutputs(t *testing.T) {
 func TestRestoreKeepsExcludedFiles(t *testing.T) {
 	st, _ := OpenStore(testdir.New(t))
 	a, _ := st.PutBytes([]byte("A"))
-	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/out", Digest: a}, {Path: "dist/b.txt", Digest: a}}}
+	r := &reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/out", Digest: a}, {Path: "dist/b.txt", Digest: a}}}
 	outputs := []string{"dist/**", "!dist/out/notes.txt"}
 	tests := []struct {
 		name  string
@@ -367,7 +374,7 @@ func TestRestoreRefusesSymlinkedParent(t *testing.T) {
 	dir, outside := testdir.New(t), testdir.New(t)
 	os.Symlink(outside, filepath.Join(dir, "dist"))
 	a, _ := st.PutBytes([]byte("A"))
-	r := &ActionResult{OutputFiles: []OutputFile{{Path: "dist/a.txt", Digest: a}}}
+	r := &reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/a.txt", Digest: a}}}
 	if err := restoreOutputs(st, []string{"dist/**"}, r, dir, nil); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("restore through a symlinked dist/: %v", err)
 	}
@@ -382,8 +389,8 @@ func TestPrune(t *testing.T) {
 	put := func(name string, size int, used time.Time) Digest {
 		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), size))
 		os.Chtimes(st.BlobPath(blob), old, old)
-		action := DigestOf([]byte("action " + name))
-		st.UpdateActionResult(action, (&ActionResult{OutputFiles: []OutputFile{{Path: "f", Digest: blob}}}).Marshal())
+		action := reapi.DigestOf([]byte("action " + name))
+		st.UpdateActionResult(action, (&reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "f", Digest: blob}}}).Marshal())
 		p := st.acPath(action)
 		os.Chtimes(p, used, used)
 		return blob
@@ -545,7 +552,7 @@ func TestOutputsSkipTheStore(t *testing.T) {
 	dir := testdir.New(t)
 	st, _ := OpenStore(filepath.Join(dir, ".vx-store"))
 	a, _ := st.PutBytes([]byte("A"))
-	r := &ActionResult{OutputFiles: []OutputFile{{Path: "out.txt", Digest: a}}}
+	r := &reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "out.txt", Digest: a}}}
 	if err := restoreOutputs(st, []string{"**"}, r, dir, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +658,7 @@ func TestRestoreLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r2, _ := collectOutputs(st, []string{"dist/**"}, dir, nil)
-	for _, got := range []*ActionResult{r, r2} {
+	for _, got := range []*reapi.ActionResult{r, r2} {
 		if len(got.OutputFiles) != 1 || got.OutputFiles[0].Path != "dist/a.js" {
 			t.Errorf("collected %+v, want dist/a.js alone", got.OutputFiles)
 		}

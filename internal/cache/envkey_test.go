@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -25,7 +26,7 @@ func sha256Hex(v string) string {
 func TestEnvKeyHidesValues(t *testing.T) {
 	spec := func() *TaskSpec {
 		return &TaskSpec{ID: "web#deploy", RelDir: "web", Argv: []string{"deploy"},
-			Env: []Property{{Name: "DEPLOY_ENV", Value: "prod"}, {Name: "PIN", Value: "493817"}}}
+			Env: []reapi.Property{{Name: "DEPLOY_ENV", Value: "prod"}, {Name: "PIN", Value: "493817"}}}
 	}
 	key := func(ek *EnvKey) *Key { return keyOf(spec(), nil, nil, nil, ek) }
 
@@ -162,7 +163,7 @@ func TestCacheMissesUnderAnotherSecret(t *testing.T) {
 		}
 		return c
 	}
-	spec := &TaskSpec{ID: "web#build", RelDir: "web", Argv: []string{"build"}, Env: []Property{{Name: "NODE_ENV", Value: "production"}}}
+	spec := &TaskSpec{ID: "web#build", RelDir: "web", Argv: []string{"build"}, Env: []reapi.Property{{Name: "NODE_ENV", Value: "production"}}}
 	first := open(nil) // the store's own secret
 	k := keyOf(spec, nil, nil, first.platform(), first.envKey)
 	f := &whyFixture{c: first}
@@ -187,7 +188,7 @@ func TestWhySecretChanged(t *testing.T) {
 	f := newWhyFixture(t)
 	f.store(t, f.key())
 	f.c.envKey = SigningEnvKey("team-key-0123456789")
-	f.spec.Env = append(f.spec.Env, Property{Name: "ADDED", Value: "1"})
+	f.spec.Env = append(f.spec.Env, reapi.Property{Name: "ADDED", Value: "1"})
 	w := f.c.Why(f.key(), nil)
 	var kinds []string
 	for _, c := range w.Changes {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/vxrun/vx/internal/cache/reapi"
 )
 
 // FormatVersion is the cache format version. It is the Action's salt, so
@@ -37,7 +38,7 @@ type TaskSpec struct {
 	// variables with paths made relative to the root); a variable the task
 	// does not see is absent. Values enter the key hashed with a secret
 	// ([EnvKey]).
-	Env    []Property
+	Env    []reapi.Property
 	Inputs []string // vx.json "inputs"; nil = the default set
 	// SourceDeps are the directories (from the root, slash-separated) of
 	// the workspace dependencies that the task's "^name" dependsOn went
@@ -65,8 +66,8 @@ type Key struct {
 	Action    Digest
 	Command   Digest
 	InputRoot Digest
-	Env       []Property // names with keyed hashes of the values ([EnvKey]), as in the Command
-	Platform  []Property
+	Env       []reapi.Property // names with keyed hashes of the values ([EnvKey]), as in the Command
+	Platform  []reapi.Property
 	Inputs    []InputFile // the input files, by path from the root
 	Deps      []DepKey
 
@@ -340,7 +341,7 @@ func scanDirs(t *TaskSpec) []string {
 // makeKey builds t's key from the files of snap; platform holds the
 // platform properties (OS, architecture), ek hashes the variables' values
 // (nil: [PublicEnvKey], for tests).
-func makeKey(snap *snapshot, t *TaskSpec, platform []Property, ek *EnvKey, extra func(p string) (fileState, bool)) *Key {
+func makeKey(snap *snapshot, t *TaskSpec, platform []reapi.Property, ek *EnvKey, extra func(p string) (fileState, bool)) *Key {
 	files := inputFiles(snap, t, extra, nil)
 	return keyOf(t, files, fileLines(files), platform, ek)
 }
@@ -371,7 +372,7 @@ func appendFileLine(m []byte, f InputFile) []byte {
 // keyOf builds t's key from its input files and their lines (fileLines);
 // ek hashes the variables' values (nil: [PublicEnvKey], for tests) and is
 // named among the platform properties.
-func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property, ek *EnvKey) *Key {
+func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []reapi.Property, ek *EnvKey) *Key {
 	if ek == nil {
 		ek = PublicEnvKey()
 	}
@@ -395,30 +396,30 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []Property, ek
 	k.InputRoot = Digest{Hash: hex.EncodeToString(h.Sum(nil)), Size: int64(len(m) + len(lines))} // DigestOf(k.manifest())
 
 	for _, e := range t.Env {
-		k.Env = append(k.Env, Property{Name: e.Name, Value: ek.hash(e.Name, e.Value)})
+		k.Env = append(k.Env, reapi.Property{Name: e.Name, Value: ek.hash(e.Name, e.Value)})
 	}
 	sort.Slice(k.Env, func(i, j int) bool { return k.Env[i].Name < k.Env[j].Name })
 	args := t.Argv
 	if len(t.Args) > 0 {
 		args = append(append(make([]string, 0, len(t.Argv)+len(t.Args)), t.Argv...), hideArgs(ek, t.Args)...)
 	}
-	cmd := &Command{Arguments: args, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: canonicalGlobs(t.Outputs)}
+	cmd := &reapi.Command{Arguments: args, Environment: k.Env, WorkingDirectory: t.RelDir, OutputPaths: canonicalGlobs(t.Outputs)}
 	if t.RelDir == "." {
 		cmd.WorkingDirectory = ""
 	}
 	k.command = cmd.Marshal()
-	k.Command = DigestOf(k.command)
+	k.Command = reapi.DigestOf(k.command)
 
-	k.Platform = append([]Property(nil), platform...)
+	k.Platform = append([]reapi.Property(nil), platform...)
 	node := t.Node
 	if node == "" {
 		node = "none"
 	}
-	k.Platform = append(k.Platform, Property{Name: "node-version", Value: node}, Property{Name: envKeyProperty, Value: ek.Name})
+	k.Platform = append(k.Platform, reapi.Property{Name: "node-version", Value: node}, reapi.Property{Name: envKeyProperty, Value: ek.Name})
 	sort.Slice(k.Platform, func(i, j int) bool { return k.Platform[i].Name < k.Platform[j].Name })
-	a := &Action{CommandDigest: k.Command, InputRootDigest: k.InputRoot, Salt: []byte(FormatVersion), Platform: k.Platform}
+	a := &reapi.Action{CommandDigest: k.Command, InputRootDigest: k.InputRoot, Salt: []byte(FormatVersion), Platform: k.Platform}
 	k.action = a.Marshal()
-	k.Action = DigestOf(k.action)
+	k.Action = reapi.DigestOf(k.action)
 	return k
 }
 

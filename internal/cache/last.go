@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 )
 
@@ -53,7 +54,7 @@ func parseDigest(s string) (Digest, bool) {
 	h, size, ok := strings.Cut(s, "/")
 	n, err := strconv.ParseInt(size, 10, 64)
 	d := Digest{Hash: h, Size: n}
-	return d, ok && err == nil && validDigest(d)
+	return d, ok && err == nil && reapi.ValidDigest(d)
 }
 
 func decodeLastUse(data []byte) (*LastUse, bool) {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/lockfile"
 	"github.com/vxrun/vx/internal/quote"
@@ -243,7 +244,7 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 	}
 	desc := describeLock(lp.desc, f.Path, dirs)
 	if desc != nil {
-		d := DigestOf(desc)
+		d := reapi.DigestOf(desc)
 		c.closures.Store(d.Hash, desc)
 		if c.opts.Write {
 			if _, err := c.store.PutBytes(desc); err == nil {
@@ -407,7 +408,7 @@ func (m *lockMemo) load() {
 				f[i], line, _ = strings.Cut(line, " ")
 			}
 			size, err := strconv.ParseInt(f[4], 10, 64)
-			if !ok || err != nil || !validDigest(Digest{Hash: f[3], Size: size}) {
+			if !ok || err != nil || !reapi.ValidDigest(Digest{Hash: f[3], Size: size}) {
 				continue
 			}
 			m.recs[f[0]+"\x00"+f[1]+"\x00"+f[2]] = Digest{Hash: f[3], Size: size}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
 )
@@ -46,7 +47,7 @@ func linkStaysInside(p, target string) bool {
 
 // checkPaths refuses an ActionResult that names a path outside the project
 // or outside the task's outputs, or a symbolic link leaving the project.
-func checkPaths(outputs []string, r *ActionResult) error {
+func checkPaths(outputs []string, r *reapi.ActionResult) error {
 	seen := map[string]bool{}
 	check := func(p string) error {
 		if !safeRel(p) {
@@ -212,7 +213,7 @@ func removeLeftovers(outputs []string, dir, skip string) error {
 // collectOutputs stores the files the output globs match under dir, but
 // the user's (yours, project-relative paths), and returns the
 // ActionResult that lists them.
-func collectOutputs(st *Store, outputs []string, dir string, yours map[string]bool) (*ActionResult, error) {
+func collectOutputs(st *Store, outputs []string, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
 	entries, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return nil, err
@@ -223,8 +224,8 @@ func collectOutputs(st *Store, outputs []string, dir string, yours map[string]bo
 // storeOutputs stores entries, files and symbolic links findOutputs found
 // under dir, but the user's (yours, project-relative paths), and returns
 // the ActionResult that lists them.
-func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string]bool) (*ActionResult, error) {
-	r := &ActionResult{}
+func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
+	r := &reapi.ActionResult{}
 	for _, e := range entries {
 		if yours[e.rel] {
 			continue
@@ -246,7 +247,7 @@ func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string
 			if !linkStaysInside(e.rel, target) {
 				return nil, fmt.Errorf("the output %s is a symbolic link out of the project (to %s)", e.rel, target)
 			}
-			r.OutputSymlinks = append(r.OutputSymlinks, OutputSymlink{Path: e.rel, Target: target})
+			r.OutputSymlinks = append(r.OutputSymlinks, reapi.OutputSymlink{Path: e.rel, Target: target})
 			continue
 		}
 		d, err := st.PutFile(abs)
@@ -254,7 +255,7 @@ func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string
 			return nil, err
 		}
 		mode := uint32(e.info.Mode().Perm())
-		r.OutputFiles = append(r.OutputFiles, OutputFile{Path: e.rel, Digest: d, Executable: mode&0o111 != 0, Mode: mode})
+		r.OutputFiles = append(r.OutputFiles, reapi.OutputFile{Path: e.rel, Digest: d, Executable: mode&0o111 != 0, Mode: mode})
 	}
 	return r, nil
 }
@@ -306,7 +307,7 @@ func (e *blobError) Unwrap() error { return e.err }
 
 // fileMode is the mode a restored file gets: its recorded permission bits
 // without setuid, setgid or sticky, else 0755 or 0644 by is_executable.
-func fileMode(f OutputFile) os.FileMode {
+func fileMode(f reapi.OutputFile) os.FileMode {
 	if f.Mode != 0 {
 		return os.FileMode(f.Mode & 0o777)
 	}
@@ -345,7 +346,7 @@ func (e *conflictError) Error() string { return e.msg }
 // into place. Before anything changes, own.mine must accept every file
 // that would be replaced or removed; else the result is a *conflictError
 // and the project is as it was. A nil own accepts every file.
-func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, own *owner) error {
+func restoreOutputs(st *Store, outputs []string, r *reapi.ActionResult, dir string, own *owner) error {
 	if own == nil {
 		own = &owner{mine: func([]string) error { return nil }, wrote: func([]string, []bool) {}}
 	}
@@ -382,7 +383,7 @@ func restoreOutputs(st *Store, outputs []string, r *ActionResult, dir string, ow
 // it replaces or removes.
 type restorePlan struct {
 	outputs []string
-	r       *ActionResult
+	r       *reapi.ActionResult
 	dir     string
 
 	inEntry         map[string]bool // the paths r holds, project-relative

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 )
 
@@ -136,10 +137,10 @@ func (s *Store) entries() ([]acEntry, error) {
 		ent := acEntry{path: p, used: fi.ModTime(), size: fi.Size()}
 		action := Digest{Hash: fi.Name()}
 		if data, err := inputfile.ReadLimit(p, maxEntrySize); err == nil && len(data) > len(acMagic)+65 {
-			if r, err := UnmarshalActionResult(data[len(acMagic)+65:]); err == nil {
-				ent.blobs = append(resultBlobs(r), action)
+			if r, err := reapi.UnmarshalActionResult(data[len(acMagic)+65:]); err == nil {
+				ent.blobs = append(r.Blobs(), action)
 				if ab, err := inputfile.ReadLimit(s.BlobPath(action), maxEntrySize); err == nil {
-					if a, err := UnmarshalAction(ab); err == nil {
+					if a, err := reapi.UnmarshalAction(ab); err == nil {
 						ent.blobs = append(ent.blobs, a.CommandDigest, a.InputRootDigest)
 					}
 				}
@@ -169,7 +170,7 @@ func (s *Store) eachHashFile(sub string, fn func(path string, fi fs.FileInfo)) e
 		return fmt.Errorf("cache: %w", err)
 	}
 	for _, e := range ents {
-		if !e.IsDir() || len(e.Name()) != 2 || !isHex(e.Name()) {
+		if !e.IsDir() || len(e.Name()) != 2 || !reapi.IsHex(e.Name()) {
 			continue
 		}
 		files, err := os.ReadDir(filepath.Join(dir, e.Name()))

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -129,7 +130,7 @@ func holdsAny(r io.Reader, needles []string) (bool, error) {
 
 // rootBound reports whether the result r, whose blobs are in s, holds one
 // of needles: in an output file, a symbolic link's target or a log.
-func (s *Store) rootBound(r *ActionResult, needles []string) (bool, error) {
+func (s *Store) rootBound(r *reapi.ActionResult, needles []string) (bool, error) {
 	if len(needles) == 0 {
 		return false, nil
 	}
@@ -141,7 +142,7 @@ func (s *Store) rootBound(r *ActionResult, needles []string) (bool, error) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, d := range resultBlobs(r) {
+	for _, d := range r.Blobs() {
 		if seen[d.Hash] || d.Size == 0 {
 			continue
 		}
@@ -161,13 +162,13 @@ func (s *Store) rootBound(r *ActionResult, needles []string) (bool, error) {
 
 // markerResult returns the entry that marks a key whose entry is bound to
 // root, with the blob it names.
-func markerResult(root string) (*ActionResult, []byte) {
+func markerResult(root string) (*reapi.ActionResult, []byte) {
 	blob := []byte(markerMagic + root + "\n")
-	return &ActionResult{ExitCode: markerExitCode, StdoutDigest: DigestOf(blob)}, blob
+	return &reapi.ActionResult{ExitCode: markerExitCode, StdoutDigest: reapi.DigestOf(blob)}, blob
 }
 
 // markerRoot returns the root a marker entry names, when r is one.
-func (s *Store) markerRoot(r *ActionResult) (string, bool) {
+func (s *Store) markerRoot(r *reapi.ActionResult) (string, bool) {
 	if r.ExitCode != markerExitCode || len(r.OutputFiles) > 0 || len(r.OutputSymlinks) > 0 || r.StdoutDigest.Size > 4096 {
 		return "", false
 	}
@@ -205,7 +206,7 @@ func (c *Cache) saveBound(k *Key, data []byte) error {
 		return err
 	}
 	if old, err := c.store.GetActionResult(k.Action); err == nil {
-		if r, err := UnmarshalActionResult(old); err == nil {
+		if r, err := reapi.UnmarshalActionResult(old); err == nil {
 			if _, marker := c.store.markerRoot(r); !marker && r.ExitCode == 0 {
 				return nil
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/testdir"
 	"github.com/vxrun/vx/internal/testtool"
 )
@@ -189,7 +190,7 @@ func TestMarkerNeverRestored(t *testing.T) {
 	if _, err := c.readLocal(k); !errors.As(err, &be) || be.Root != "/elsewhere" {
 		t.Errorf("readLocal of a marker: %v, want a *BoundElsewhereError of /elsewhere", err)
 	}
-	os.Remove(c.store.BlobPath(DigestOf(blob)))
+	os.Remove(c.store.BlobPath(reapi.DigestOf(blob)))
 	if _, err := c.readLocal(k); err == nil {
 		t.Error("readLocal of a marker without its blob: a hit")
 	}
@@ -363,8 +364,8 @@ func TestPruneKeepsBlobsBeingRestored(t *testing.T) {
 	put := func(name string, used time.Time) Digest {
 		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), 1000))
 		os.Chtimes(st.BlobPath(blob), old, old)
-		action := DigestOf([]byte("action " + name))
-		st.UpdateActionResult(action, (&ActionResult{OutputFiles: []OutputFile{{Path: "f", Digest: blob}}}).Marshal())
+		action := reapi.DigestOf([]byte("action " + name))
+		st.UpdateActionResult(action, (&reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "f", Digest: blob}}}).Marshal())
 		os.Chtimes(st.acPath(action), used, used)
 		return blob
 	}

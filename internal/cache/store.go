@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
 )
@@ -178,7 +179,7 @@ func hashTree(dir string) bool {
 		return false
 	}
 	for _, e := range ents {
-		if !e.IsDir() || len(e.Name()) != 2 || !isHex(e.Name()) {
+		if !e.IsDir() || len(e.Name()) != 2 || !reapi.IsHex(e.Name()) {
 			return false
 		}
 		files, err := os.ReadDir(filepath.Join(dir, e.Name()))
@@ -199,16 +200,7 @@ func hashTree(dir string) bool {
 // hex that starts with prefix.
 func isHashFile(prefix string, f fs.DirEntry) bool {
 	n := f.Name()
-	return f.Type().IsRegular() && len(n) == 64 && isHex(n) && n[:2] == prefix
-}
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return f.Type().IsRegular() && len(n) == 64 && reapi.IsHex(n) && n[:2] == prefix
 }
 
 // tempFiles reports whether dir holds only vx's temporary files.
@@ -292,7 +284,7 @@ func commit(tmp, dst string) error {
 // PutBytes stores data as a blob and returns its digest. A blob already
 // there is replaced: it may be one a disk damaged.
 func (s *Store) PutBytes(data []byte) (Digest, error) {
-	d := DigestOf(data)
+	d := reapi.DigestOf(data)
 	_, err := s.WriteBlob(d, bytes.NewReader(data))
 	return d, err
 }
@@ -327,7 +319,7 @@ func (s *Store) PutFile(path string) (Digest, error) {
 // has d's size and hash; a blob that does not match is not stored. It
 // returns the number of bytes read. A Remote's blobs come in this way.
 func (s *Store) WriteBlob(d Digest, r io.Reader) (int64, error) {
-	if !validDigest(d) {
+	if !reapi.ValidDigest(d) {
 		return 0, fmt.Errorf("cache: invalid digest %q", d.String())
 	}
 	f, err := s.tempFile()
@@ -426,7 +418,7 @@ func (s *Store) GetActionResult(action Digest) ([]byte, error) {
 	}
 	sum := string(data[len(acMagic) : len(acMagic)+64])
 	res := data[len(acMagic)+65:]
-	if DigestOf(res).Hash != sum {
+	if reapi.DigestOf(res).Hash != sum {
 		return nil, fmt.Errorf("action entry %s does not match its checksum: %w", action.Hash[:12], errCorrupt)
 	}
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
@@ -445,7 +437,7 @@ func (s *Store) UpdateActionResult(action Digest, result []byte) error {
 	}
 	buf := make([]byte, 0, len(acMagic)+65+len(result))
 	buf = append(buf, acMagic...)
-	buf = append(buf, DigestOf(result).Hash...)
+	buf = append(buf, reapi.DigestOf(result).Hash...)
 	buf = append(buf, '\n')
 	buf = append(buf, result...)
 	_, err = f.Write(buf)

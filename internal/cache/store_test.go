@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -23,14 +24,14 @@ func TestStoreBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d != DigestOf([]byte("hello\n")) || !s.HasBlob(d) {
+	if d != reapi.DigestOf([]byte("hello\n")) || !s.HasBlob(d) {
 		t.Fatalf("PutBytes = %v, HasBlob = %v", d, s.HasBlob(d))
 	}
 	got, err := s.ReadBlob(d)
 	if err != nil || string(got) != "hello\n" {
 		t.Fatalf("ReadBlob = %q, %v", got, err)
 	}
-	if _, err := s.ReadBlob(DigestOf([]byte("other"))); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadBlob(reapi.DigestOf([]byte("other"))); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ReadBlob of a missing blob: %v, want ErrNotFound", err)
 	}
 	// A blob whose content was damaged in place is an error, never data.
@@ -41,17 +42,17 @@ func TestStoreBlobs(t *testing.T) {
 		t.Errorf("ReadBlob of a damaged blob: %v, want errCorrupt", err)
 	}
 	// WriteBlob refuses content that does not match the digest.
-	if _, err := s.WriteBlob(DigestOf([]byte("abc")), strings.NewReader("abd")); err == nil {
+	if _, err := s.WriteBlob(reapi.DigestOf([]byte("abc")), strings.NewReader("abd")); err == nil {
 		t.Error("WriteBlob stored content that does not match its digest")
 	}
-	if s.HasBlob(DigestOf([]byte("abc"))) {
+	if s.HasBlob(reapi.DigestOf([]byte("abc"))) {
 		t.Error("a mismatched blob is in the store")
 	}
 	// PutFile.
 	src := testdir.New(t) + "/f"
 	os.WriteFile(src, bytes.Repeat([]byte("x"), 100000), 0o644)
 	fd, err := s.PutFile(src)
-	if err != nil || fd != DigestOf(bytes.Repeat([]byte("x"), 100000)) {
+	if err != nil || fd != reapi.DigestOf(bytes.Repeat([]byte("x"), 100000)) {
 		t.Fatalf("PutFile = %v, %v", fd, err)
 	}
 	entries, _ := os.ReadDir(s.Dir + "/tmp")
@@ -65,11 +66,11 @@ func TestStoreActionResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	action := DigestOf([]byte("action"))
+	action := reapi.DigestOf([]byte("action"))
 	if _, err := s.GetActionResult(action); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("GetActionResult of an empty store: %v", err)
 	}
-	res := (&ActionResult{StdoutDigest: DigestOf([]byte("x"))}).Marshal()
+	res := (&reapi.ActionResult{StdoutDigest: reapi.DigestOf([]byte("x"))}).Marshal()
 	if err := s.UpdateActionResult(action, res); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func checkTree(t *testing.T, dir string, files map[string]string) {
 // whatever subdirectories it has, and then neither writes nor prunes
 // there.
 func TestStoreOnlyInItsOwnDirectory(t *testing.T) {
-	hash := func(s string) string { return DigestOf([]byte(s)).Hash }
+	hash := func(s string) string { return reapi.DigestOf([]byte(s)).Hash }
 	a, b := hash("a"), hash("b")
 	oldStore := map[string]string{
 		"cas/" + a[:2] + "/" + a: "a",
@@ -206,8 +207,8 @@ func TestStoreOnlyInItsOwnDirectory(t *testing.T) {
 func TestOldStoreAdopted(t *testing.T) {
 	dir := testdir.New(t)
 	st, _ := OpenStore(dir)
-	action := DigestOf([]byte("action"))
-	res := (&ActionResult{}).Marshal()
+	action := reapi.DigestOf([]byte("action"))
+	res := (&reapi.ActionResult{}).Marshal()
 	st.UpdateActionResult(action, res)
 	os.Remove(filepath.Join(dir, markName)) // as an older vx left it
 	st, err := OpenStore(dir)
@@ -227,7 +228,7 @@ func TestPruneStaysInTheStore(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need a privilege on Windows")
 	}
-	h := DigestOf([]byte("x")).Hash
+	h := reapi.DigestOf([]byte("x")).Hash
 	outsideFiles := map[string]string{"w-draft": "w", "memo-1": "m", h: "x", h[:2] + "/" + h: "x"}
 	for _, link := range []string{"tmp", "cas", "ac", "cas/" + h[:2], "ac/" + h[:2]} {
 		t.Run(link, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 )
 
@@ -109,7 +110,7 @@ func (c *Cache) TracedChanged(k *Key) []string {
 func (s *Store) pruneTraced() {
 	s.eachHashFile("traced", func(p string, _ fs.FileInfo) {
 		d := Digest{Hash: filepath.Base(p)}
-		if !validDigest(d) {
+		if !reapi.ValidDigest(d) {
 			os.Remove(p)
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/quote"
 
 	"github.com/vxrun/vx/internal/inputfile"
@@ -169,8 +170,8 @@ func previousOf(u *LastUse) *Previous {
 
 // keyParts are the parts of a key as the store keeps them.
 type keyParts struct {
-	action  *Action
-	command *Command
+	action  *reapi.Action
+	command *reapi.Command
 	list    inputList
 }
 
@@ -180,7 +181,7 @@ func (s *Store) readParts(h string) (*keyParts, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := UnmarshalAction(ab)
+	a, err := reapi.UnmarshalAction(ab)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (s *Store) readParts(h string) (*keyParts, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := UnmarshalCommand(cb)
+	cmd, err := reapi.UnmarshalCommand(cb)
 	if err != nil {
 		return nil, err
 	}
@@ -202,14 +203,14 @@ func (s *Store) readParts(h string) (*keyParts, error) {
 // readByHash returns the blob whose SHA-256 is h, checked; the size is
 // not needed (an input list names a dependency's key by its hash).
 func (s *Store) readByHash(h string) ([]byte, error) {
-	if !validDigest(Digest{Hash: h}) {
+	if !reapi.ValidDigest(Digest{Hash: h}) {
 		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
 	}
 	data, err := inputfile.ReadLimit(s.BlobPath(Digest{Hash: h}), maxEntrySize)
 	if err != nil {
 		return nil, err
 	}
-	if DigestOf(data).Hash != h {
+	if reapi.DigestOf(data).Hash != h {
 		return nil, fmt.Errorf("blob %s does not match its digest: %w", h[:12], errCorrupt)
 	}
 	return data, nil
@@ -217,11 +218,11 @@ func (s *Store) readByHash(h string) ([]byte, error) {
 
 // partsOf decodes the parts of a key computed in this run.
 func partsOf(k *Key) (*keyParts, error) {
-	a, err := UnmarshalAction(k.action)
+	a, err := reapi.UnmarshalAction(k.action)
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := UnmarshalCommand(k.command)
+	cmd, err := reapi.UnmarshalCommand(k.command)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +368,7 @@ func nonNil(s []string) []string {
 }
 
 // propValue returns the value of the property named name, "" when none.
-func propValue(props []Property, name string) string {
+func propValue(props []reapi.Property, name string) string {
 	for _, p := range props {
 		if p.Name == name {
 			return p.Value
@@ -377,7 +378,7 @@ func propValue(props []Property, name string) string {
 }
 
 // diffProps compares two lists of name-value pairs sorted by name.
-func diffProps(was, now []Property, fn func(name, change, old, new string)) {
+func diffProps(was, now []reapi.Property, fn func(name, change, old, new string)) {
 	old := map[string]string{}
 	for _, p := range was {
 		old[p.Name] = p.Value

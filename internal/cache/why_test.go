@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -20,7 +21,7 @@ type whyFixture struct {
 	c        *Cache
 	spec     TaskSpec
 	files    []InputFile
-	platform []Property
+	platform []reapi.Property
 }
 
 func newWhyFixture(t *testing.T) *whyFixture {
@@ -32,7 +33,7 @@ func newWhyFixture(t *testing.T) *whyFixture {
 	return &whyFixture{
 		c: c,
 		spec: TaskSpec{ID: "web#build", RelDir: "web", Argv: []string{"tsc -b"},
-			Env:     []Property{{Name: "NODE_ENV", Value: "production"}, {Name: "API_URL", Value: "https://api.example.com"}},
+			Env:     []reapi.Property{{Name: "NODE_ENV", Value: "production"}, {Name: "API_URL", Value: "https://api.example.com"}},
 			Outputs: []string{"dist/**"}},
 		files: []InputFile{
 			{Path: "pnpm-lock.yaml", ID: "1111111111111111111111111111111111111111"},
@@ -40,7 +41,7 @@ func newWhyFixture(t *testing.T) *whyFixture {
 			{Path: "web/src/a.ts", ID: "3333333333333333333333333333333333333333"},
 			{Path: "web/src/b.ts", ID: "4444444444444444444444444444444444444444"},
 		},
-		platform: []Property{{Name: "ISA", Value: "amd64"}, {Name: "OSFamily", Value: "linux"}},
+		platform: []reapi.Property{{Name: "ISA", Value: "amd64"}, {Name: "OSFamily", Value: "linux"}},
 	}
 }
 
@@ -60,7 +61,7 @@ func (f *whyFixture) store(t *testing.T, k *Key) {
 			t.Fatal(err)
 		}
 	}
-	if err := f.c.store.UpdateActionResult(k.Action, (&ActionResult{}).Marshal()); err != nil {
+	if err := f.c.store.UpdateActionResult(k.Action, (&reapi.ActionResult{}).Marshal()); err != nil {
 		t.Fatal(err)
 	}
 	f.c.store.WriteLast(f.c.lastUse(k))
@@ -115,14 +116,16 @@ func TestWhyEachKindOfChange(t *testing.T) {
 			reason: "lockfile pnpm-lock.yaml modified",
 		},
 		{
-			name:   "variable changed",
-			change: func(f *whyFixture) { f.spec.Env = []Property{{Name: "NODE_ENV", Value: "development"}, f.spec.Env[1]} },
+			name: "variable changed",
+			change: func(f *whyFixture) {
+				f.spec.Env = []reapi.Property{{Name: "NODE_ENV", Value: "development"}, f.spec.Env[1]}
+			},
 			want:   []Change{{Kind: "env", Change: "modified", Name: "NODE_ENV"}},
 			reason: "variable NODE_ENV changed",
 		},
 		{
 			name:   "variable added",
-			change: func(f *whyFixture) { f.spec.Env = append(f.spec.Env, Property{Name: "DEBUG", Value: "1"}) },
+			change: func(f *whyFixture) { f.spec.Env = append(f.spec.Env, reapi.Property{Name: "DEBUG", Value: "1"}) },
 			want:   []Change{{Kind: "env", Change: "added", Name: "DEBUG"}},
 			reason: "variable DEBUG added",
 		},
@@ -134,7 +137,7 @@ func TestWhyEachKindOfChange(t *testing.T) {
 		},
 		{
 			name:   "variable set to empty is a change",
-			change: func(f *whyFixture) { f.spec.Env = []Property{{Name: "NODE_ENV", Value: ""}, f.spec.Env[1]} },
+			change: func(f *whyFixture) { f.spec.Env = []reapi.Property{{Name: "NODE_ENV", Value: ""}, f.spec.Env[1]} },
 			want:   []Change{{Kind: "env", Change: "modified", Name: "NODE_ENV"}},
 			reason: "variable NODE_ENV changed",
 		},
@@ -189,7 +192,7 @@ func TestWhyEachKindOfChange(t *testing.T) {
 		{
 			name: "dependency added",
 			change: func(f *whyFixture) {
-				f.spec.Deps = []DepKey{{ID: "ui#build", Action: DigestOf([]byte("ui"))}}
+				f.spec.Deps = []DepKey{{ID: "ui#build", Action: reapi.DigestOf([]byte("ui"))}}
 			},
 			want:   []Change{{Kind: "dependency", Change: "added", Name: "ui#build"}},
 			reason: "now depends on ui#build",
@@ -243,9 +246,9 @@ func TestWhyEachKindOfChange(t *testing.T) {
 // appears nowhere in what Why returns: only its name.
 func TestWhyNeverShowsValues(t *testing.T) {
 	f := newWhyFixture(t)
-	f.spec.Env = []Property{{Name: "TOKEN", Value: "hunter2-before"}, {Name: "GONE", Value: "gone-value"}}
+	f.spec.Env = []reapi.Property{{Name: "TOKEN", Value: "hunter2-before"}, {Name: "GONE", Value: "gone-value"}}
 	f.store(t, f.key())
-	f.spec.Env = []Property{{Name: "TOKEN", Value: "hunter2-after"}, {Name: "NEW", Value: "new-value"}}
+	f.spec.Env = []reapi.Property{{Name: "TOKEN", Value: "hunter2-after"}, {Name: "NEW", Value: "new-value"}}
 	out, err := json.Marshal(f.c.Why(f.key(), nil))
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +308,7 @@ func TestWhyAfterPrune(t *testing.T) {
 	}
 	// Its parts gone too: nothing to compare with.
 	f.spec.Argv = []string{"other"}
-	for _, d := range []Digest{DigestOf(k.action), k.Command, k.InputRoot} {
+	for _, d := range []Digest{reapi.DigestOf(k.action), k.Command, k.InputRoot} {
 		os.Remove(f.c.store.BlobPath(d))
 	}
 	if w := f.c.Why(f.key(), nil); w.Reason != "its last entry is gone (pruned)" || w.Previous == nil {
@@ -340,20 +343,20 @@ func TestWhyAfterPrune(t *testing.T) {
 func TestWhyFormat(t *testing.T) {
 	f := newWhyFixture(t)
 	k := f.key()
-	a, err := UnmarshalAction(k.action)
+	a, err := reapi.UnmarshalAction(k.action)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Salt = []byte("vx-cache-0")
 	header, rest, _ := strings.Cut(string(k.manifest()), "\n")
 	old := "vx inputs 0\n" + rest
-	a.InputRootDigest = DigestOf([]byte(old))
+	a.InputRootDigest = reapi.DigestOf([]byte(old))
 	ab := a.Marshal()
 	for _, b := range [][]byte{ab, k.command, []byte(old)} {
 		f.c.store.PutBytes(b)
 	}
-	f.c.store.UpdateActionResult(DigestOf(ab), (&ActionResult{}).Marshal())
-	f.c.store.WriteLast(LastUse{ID: "web#build", Root: "/src/ws", Action: DigestOf(ab), VX: "v0.9.0"})
+	f.c.store.UpdateActionResult(reapi.DigestOf(ab), (&reapi.ActionResult{}).Marshal())
+	f.c.store.WriteLast(LastUse{ID: "web#build", Root: "/src/ws", Action: reapi.DigestOf(ab), VX: "v0.9.0"})
 	w := f.c.Why(k, nil)
 	want := []Change{
 		{Kind: "format", Change: "modified", Name: "key", Old: []string{"vx-cache-0"}, New: []string{FormatVersion}},
@@ -447,13 +450,13 @@ func TestWhyManyFiles(t *testing.T) {
 }
 
 func TestParseInputList(t *testing.T) {
-	k := keyOf(&TaskSpec{ID: "x#t", RelDir: "x", Deps: []DepKey{{ID: "we\"ird#t", Action: DigestOf([]byte("d"))}}},
+	k := keyOf(&TaskSpec{ID: "x#t", RelDir: "x", Deps: []DepKey{{ID: "we\"ird#t", Action: reapi.DigestOf([]byte("d"))}}},
 		[]InputFile{{Path: "x/a b\"c\n.txt", ID: "abc", Exec: true}}, nil, nil, nil)
 	k = keyOf(k.spec, k.Inputs, fileLines(k.Inputs), nil, nil)
 	l := parseInputList(k.manifest())
 	header, _, _ := strings.Cut(string(k.manifest()), "\n")
 	want := inputList{header: header,
-		lines: map[string]string{"dep\x00we\"ird#t": DigestOf([]byte("d")).Hash, "file\x00x/a b\"c\n.txt": "abc x"},
+		lines: map[string]string{"dep\x00we\"ird#t": reapi.DigestOf([]byte("d")).Hash, "file\x00x/a b\"c\n.txt": "abc x"},
 		keys:  []string{"dep\x00we\"ird#t", "file\x00x/a b\"c\n.txt"}}
 	if diff := cmp.Diff(want, l, cmp.AllowUnexported(inputList{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -465,7 +468,7 @@ func TestLastUseIsAtomicAndPerWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := DigestOf([]byte("k"))
+	d := reapi.DigestOf([]byte("k"))
 	s.WriteLast(LastUse{ID: "web#build", Root: "/a", Action: d, Inputs: []string{"**"}})
 	if u := s.ReadLast("/a", "web#build"); u == nil || u.Action != d || !cmp.Equal(u.Inputs, []string{"**"}) {
 		t.Errorf("read back %+v", u)

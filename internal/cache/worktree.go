@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 )
 
@@ -190,7 +191,7 @@ func (s *Store) checkoutFiles(fn func(path string, fi fs.FileInfo)) {
 	for _, e := range ents {
 		n := e.Name()
 		i := strings.LastIndexByte(n, '-')
-		if i < 0 || len(n)-i-1 != 16 || !isHex(n[i+1:]) || (n[:i] != "memo" && n[:i] != "config-memo") || !e.Type().IsRegular() {
+		if i < 0 || len(n)-i-1 != 16 || !reapi.IsHex(n[i+1:]) || (n[:i] != "memo" && n[:i] != "config-memo") || !e.Type().IsRegular() {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {

@@ -1,10 +1,12 @@
-package cache
+package reapi
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/vxrun/vx/internal/remote/wire"
 )
 
 // This file holds the REAPI v2 messages the cache uses
@@ -12,15 +14,31 @@ import (
 // encoding, field numbers as in remote_execution.proto. Only the fields vx
 // writes are modelled; Unmarshal skips the others, as protobuf readers do.
 
+// Digest names a blob by its SHA-256 (64 lower-case hex digits) and its size
+// in bytes, as REAPI v2's Digest does. The type is the remote-cache
+// protocol's ([wire.Digest]), so that the vx-remote helper needs nothing of
+// the cache's packages.
+type Digest = wire.Digest
+
 // DigestOf returns the SHA-256 digest of data.
 func DigestOf(data []byte) Digest {
 	sum := sha256.Sum256(data)
 	return Digest{Hash: hex.EncodeToString(sum[:]), Size: int64(len(data))}
 }
 
-// validDigest reports whether d has the shape of a SHA-256 digest.
-func validDigest(d Digest) bool {
-	return len(d.Hash) == 64 && d.Size >= 0 && isHex(d.Hash)
+// ValidDigest reports whether d has the shape of a SHA-256 digest.
+func ValidDigest(d Digest) bool {
+	return len(d.Hash) == 64 && d.Size >= 0 && IsHex(d.Hash)
+}
+
+// IsHex reports whether s is made of lower-case hex digits only.
+func IsHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func marshalDigest(d Digest) []byte {
@@ -49,7 +67,7 @@ func unmarshalDigest(msg []byte) (Digest, error) {
 		}
 		return nil
 	})
-	if err == nil && !validDigest(d) {
+	if err == nil && !ValidDigest(d) {
 		err = fmt.Errorf("%w: digest %q is not a SHA-256 digest", errWire, d.String())
 	}
 	return d, err
@@ -261,6 +279,21 @@ type ActionResult struct {
 	// Start and End are ExecutedActionMetadata's execution_start_timestamp
 	// and execution_completed_timestamp (field 9: {7, 8}); zero = absent.
 	Start, End time.Time
+}
+
+// Blobs lists the blobs r names: its logs and its output files.
+func (r *ActionResult) Blobs() []Digest {
+	ds := []Digest{r.StdoutDigest, r.StderrDigest}
+	for _, f := range r.OutputFiles {
+		ds = append(ds, f.Digest)
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Hash != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func marshalTimestamp(t time.Time) []byte {

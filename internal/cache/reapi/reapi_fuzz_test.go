@@ -1,4 +1,4 @@
-package cache
+package reapi
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // protobuf-go writes for the same message (deterministic marshalling, which
 // orders fields by number), and each side reads the other's. Run briefly:
 //
-//	go test ./internal/cache -run '^$' -fuzz FuzzCommandProto -fuzztime 30s
+//	go test ./internal/cache/reapi -run '^$' -fuzz FuzzCommandProto -fuzztime 30s
 
 var marshal = proto.MarshalOptions{Deterministic: true}
 
@@ -106,7 +106,7 @@ func FuzzActionProto(f *testing.F) {
 			t.Fatalf("Action %+v:\nvx:          %x\nprotobuf-go: %x", a, ours, want)
 		}
 		back, err := UnmarshalAction(want)
-		if !validDigest(a.CommandDigest) || !validDigest(a.InputRootDigest) {
+		if !ValidDigest(a.CommandDigest) || !ValidDigest(a.InputRootDigest) {
 			// vx reads only SHA-256 digests, where protobuf-go takes any.
 			if err == nil {
 				t.Errorf("UnmarshalAction accepted the digests of %+v", a)
