@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/vxrun/vx/exec"
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/quote"
 
@@ -62,7 +63,7 @@ type Options struct {
 	// ([LastUse]) for `vx why`.
 	Version string
 	// EnvKey hashes the values of the keys' variables; nil: the store's
-	// own ([Store.EnvKey]). The caller chooses ([SigningEnvKey] with a
+	// own ([store.Store.Secret]). The caller chooses ([SigningEnvKey] with a
 	// remote cache's signing key, [PublicEnvKey] with a remote cache
 	// without one), so that keys match where entries are shared.
 	EnvKey *EnvKey
@@ -89,7 +90,7 @@ const DefaultUploadWait = 30 * time.Second
 // Cache is the task cache of one run.
 type Cache struct {
 	opts   Options
-	store  *Store
+	store  *store.Store
 	sc     *scanner
 	envKey *EnvKey
 	// needles are the forms of the checkout's absolute path that make a
@@ -158,13 +159,13 @@ func New(o Options) (*Cache, error) {
 	if o.MaxSize == 0 {
 		o.MaxSize = DefaultMaxSize
 	}
-	st, err := OpenStore(o.Dir)
+	st, err := store.OpenStore(o.Dir)
 	if err != nil {
 		return nil, err
 	}
 	ek := o.EnvKey
 	if ek == nil {
-		if ek, err = st.EnvKey(); err != nil {
+		if ek, err = storeEnvKey(st); err != nil {
 			return nil, err
 		}
 	}
@@ -177,7 +178,7 @@ func New(o Options) (*Cache, error) {
 	c := &Cache{opts: o, store: st, envKey: ek, warned: map[string]bool{}, ctx: o.Context,
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
-	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: CheckoutFile(o.Dir, o.Root, "memo")}}
+	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: store.CheckoutFile(o.Dir, o.Root, "memo")}}
 	c.lockMemo = &lockMemo{path: filepath.Join(o.Dir, "lockfile-memo")}
 	if git, err := exec.LookPath("git", o.Environ); err == nil {
 		c.sc.git = git
@@ -195,7 +196,7 @@ func New(o Options) (*Cache, error) {
 }
 
 // Store returns the local store.
-func (c *Cache) Store() *Store { return c.store }
+func (c *Cache) Store() *store.Store { return c.store }
 
 // Prepare starts reading, in the background, the files the keys of tasks
 // can cover (only RelDir and Inputs of each matter): all of the workspace
@@ -745,7 +746,7 @@ func (c *Cache) readLocal(k *Key) (*Hit, error) {
 	var elsewhere error
 	if err == nil {
 		if r, derr := reapi.UnmarshalActionResult(data); derr == nil {
-			if root, ok := c.store.markerRoot(r); ok {
+			if root, ok := markerRoot(c.store, r); ok {
 				err = ErrNotFound
 				if root != c.opts.Root {
 					elsewhere = &BoundElsewhereError{Root: root}
@@ -949,7 +950,7 @@ func (c *Cache) RemoveLeftovers(k *Key, dir string) {
 }
 
 func (c *Cache) dropBlob(d Digest, err error) {
-	if errors.Is(err, errCorrupt) {
+	if errors.Is(err, store.ErrCorrupt) {
 		os.Remove(c.store.BlobPath(d))
 	}
 }
@@ -1002,11 +1003,11 @@ func (t *teeWriter) Write(p []byte) (int, error) {
 // as they are now, so that Save can tell a file written while the task ran
 // from one that was not, even when its content was put back.
 func (c *Cache) NewCapture(k *Key) (*Capture, error) {
-	o, err := c.store.tempFile()
+	o, err := c.store.TempFile()
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.store.tempFile()
+	e, err := c.store.TempFile()
 	if err != nil {
 		o.Close()
 		os.Remove(o.Name())
@@ -1267,7 +1268,7 @@ func (c *Cache) storeLog(f *os.File) (Digest, error) {
 // bound to this workspace's root when r holds the root's path
 // (rootbound.go).
 func (c *Cache) storeEntry(k *Key, r *reapi.ActionResult, data []byte) (bound bool, err error) {
-	if bound, err = c.store.rootBound(r, c.needles); err != nil {
+	if bound, err = rootBound(c.store, r, c.needles); err != nil {
 		return false, err
 	}
 	if bound {
@@ -1357,8 +1358,8 @@ func firstChange(before, after *Key) string {
 }
 
 // lastUse is the record of k as its task's last entry.
-func (c *Cache) lastUse(k *Key) LastUse {
-	return LastUse{ID: k.spec.ID, Root: c.opts.Root, Action: k.Action, VX: c.opts.Version, Inputs: k.spec.Inputs}
+func (c *Cache) lastUse(k *Key) store.LastUse {
+	return store.LastUse{ID: k.spec.ID, Root: c.opts.Root, Action: k.Action, VX: c.opts.Version, Inputs: k.spec.Inputs}
 }
 
 // CloseReadOnly ends a cache that only computed keys (--dry-run): the
@@ -1421,9 +1422,9 @@ func (c *Cache) Close() Stats {
 	if err := c.lockMemo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the lockfile memo: %v", err)
 	}
-	writeLastRun(c.store, st)
+	c.store.WriteLastRun(store.LastRun{Hits: st.Hits, Misses: st.Misses, Stored: st.Stored, RemoteHits: st.RemoteHits})
 	if st.Stored > 0 && c.opts.MaxSize > 0 {
-		if _, err := c.store.Prune(PruneOptions{MaxSize: c.opts.MaxSize}); err != nil {
+		if _, err := c.store.Prune(store.PruneOptions{MaxSize: c.opts.MaxSize}); err != nil {
 			c.warn("cache: pruning the store: %v", err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/nodeprog"
 	"github.com/vxrun/vx/internal/testdir"
 )
@@ -227,7 +228,7 @@ func TestCheckPaths(t *testing.T) {
 // TestRestoreOutputs restores over a project that holds stale and
 // conflicting files, and checks modes and that setuid bits never come back.
 func TestRestoreOutputs(t *testing.T) {
-	st, _ := OpenStore(testdir.New(t))
+	st, _ := store.OpenStore(testdir.New(t))
 	dir := testdir.New(t)
 	a, _ := st.PutBytes([]byte("A"))
 	b, _ := st.PutBytes([]byte("#!/bin/sh\n"))
@@ -317,7 +318,7 @@ func TestRestoreOutputs(t *testing.T) {
 // output: one the globs exclude ("!dist/out/notes.txt") makes the restore
 // a refusal, and the project stays as it was.
 func TestRestoreKeepsExcludedFiles(t *testing.T) {
-	st, _ := OpenStore(testdir.New(t))
+	st, _ := store.OpenStore(testdir.New(t))
 	a, _ := st.PutBytes([]byte("A"))
 	r := &reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "dist/out", Digest: a}, {Path: "dist/b.txt", Digest: a}}}
 	outputs := []string{"dist/**", "!dist/out/notes.txt"}
@@ -370,7 +371,7 @@ func TestRestoreRefusesSymlinkedParent(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need a privilege on Windows")
 	}
-	st, _ := OpenStore(testdir.New(t))
+	st, _ := store.OpenStore(testdir.New(t))
 	dir, outside := testdir.New(t), testdir.New(t)
 	os.Symlink(outside, filepath.Join(dir, "dist"))
 	a, _ := st.PutBytes([]byte("A"))
@@ -380,44 +381,6 @@ func TestRestoreRefusesSymlinkedParent(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "a.txt")); err == nil {
 		t.Error("the restore wrote outside the project")
-	}
-}
-
-func TestPrune(t *testing.T) {
-	st, _ := OpenStore(testdir.New(t))
-	old := time.Now().Add(-48 * time.Hour)
-	put := func(name string, size int, used time.Time) Digest {
-		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), size))
-		os.Chtimes(st.BlobPath(blob), old, old)
-		action := reapi.DigestOf([]byte("action " + name))
-		st.UpdateActionResult(action, (&reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "f", Digest: blob}}}).Marshal())
-		p := st.acPath(action)
-		os.Chtimes(p, used, used)
-		return blob
-	}
-	now := time.Now()
-	aBlob := put("a", 1000, now.Add(-3*time.Hour))
-	bBlob := put("b", 1000, now.Add(-2*time.Hour))
-	cBlob := put("c", 1000, now.Add(-1*time.Hour))
-	orphan, _ := st.PutBytes([]byte("orphan"))
-	os.Chtimes(st.BlobPath(orphan), old, old)
-	young, _ := st.PutBytes([]byte("young, maybe a concurrent run's"))
-
-	res, err := st.Prune(PruneOptions{MaxSize: 2500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.RemovedEntries != 1 || res.Entries != 2 {
-		t.Errorf("Prune = %+v, want 1 entry removed and 2 left", res)
-	}
-	for d, want := range map[Digest]bool{aBlob: false, bBlob: true, cBlob: true, orphan: false, young: true} {
-		if st.HasBlob(d) != want {
-			t.Errorf("blob %s present = %v, want %v", short(d), !want, want)
-		}
-	}
-	res, _ = st.Prune(PruneOptions{MaxAge: 90 * time.Minute})
-	if res.Entries != 1 {
-		t.Errorf("Prune by age left %d entries, want 1", res.Entries)
 	}
 }
 
@@ -550,7 +513,7 @@ func TestRemoteOrder(t *testing.T) {
 // so a restore does not remove it as a file the entry does not hold.
 func TestOutputsSkipTheStore(t *testing.T) {
 	dir := testdir.New(t)
-	st, _ := OpenStore(filepath.Join(dir, ".vx-store"))
+	st, _ := store.OpenStore(filepath.Join(dir, ".vx-store"))
 	a, _ := st.PutBytes([]byte("A"))
 	r := &reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "out.txt", Digest: a}}}
 	if err := restoreOutputs(st, []string{"**"}, r, dir, nil); err != nil {
@@ -643,7 +606,7 @@ func TestNodeVersionRemembered(t *testing.T) {
 // TestRestoreLeftovers: the temporary files of a restore that was killed
 // are never outputs, and the next restore removes them.
 func TestRestoreLeftovers(t *testing.T) {
-	st, _ := OpenStore(testdir.New(t))
+	st, _ := store.OpenStore(testdir.New(t))
 	dir := testdir.New(t)
 	os.MkdirAll(filepath.Join(dir, "dist/sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dist/a.js"), []byte("a"), 0o644)

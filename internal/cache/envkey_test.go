@@ -3,14 +3,11 @@ package cache
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -30,19 +27,19 @@ func TestEnvKeyHidesValues(t *testing.T) {
 	}
 	key := func(ek *EnvKey) *Key { return keyOf(spec(), nil, nil, nil, ek) }
 
-	storeA, err := OpenStore(testdir.New(t))
+	storeA, err := store.OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	storeB, err := OpenStore(testdir.New(t))
+	storeB, err := store.OpenStore(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := storeA.EnvKey()
+	a, err := storeEnvKey(storeA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := storeB.EnvKey()
+	b, err := storeEnvKey(storeB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +68,11 @@ func TestEnvKeyHidesValues(t *testing.T) {
 	}
 	// The same secret, the same key: a store read again, a signing key on
 	// another machine.
-	again, err := OpenStore(storeA.Dir)
+	again, err := store.OpenStore(storeA.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, err := again.EnvKey()
+	a2, err := storeEnvKey(again)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,69 +82,14 @@ func TestEnvKeyHidesValues(t *testing.T) {
 	if key(SigningEnvKey("k1-0123456789abcdef")).Action != keys["signing key k1"].Action {
 		t.Error("one signing key gives two keys")
 	}
+	// The store's EnvKey is named after its secret without showing it.
+	if secret, err := storeA.Secret(); err != nil || !strings.HasPrefix(a.Name, "store:") || strings.Contains(a.Name, hex.EncodeToString(secret)) {
+		t.Errorf("the store's EnvKey is named %q (secret: %v)", a.Name, err)
+	}
 	// The same value under two names hashes apart: keys do not show that
 	// two variables are equal.
 	if a.hash("X", "v") == a.hash("Y", "v") {
 		t.Error("one value under two names hashes the same")
-	}
-}
-
-// TestStoreEnvKey: the store's secret is made once, readable by its owner
-// only, shared by concurrent first runs, and a damaged file is replaced.
-func TestStoreEnvKey(t *testing.T) {
-	st, err := OpenStore(testdir.New(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	names := make([]string, 8)
-	for i := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k, err := st.EnvKey()
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			names[i] = k.Name
-		}()
-	}
-	wg.Wait()
-	for _, n := range names {
-		if n != names[0] || !strings.HasPrefix(n, "store:") {
-			t.Fatalf("concurrent first runs: %q", names)
-		}
-	}
-	p := filepath.Join(st.Dir, envKeyName)
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
-		t.Errorf("%s is %v, want -rw-------", envKeyName, fi.Mode().Perm())
-	}
-	// (Wine cannot remove a file that has a second hard link; a w-* file
-	// left behind is cleared by prune once stale.)
-	if tmp, _ := os.ReadDir(filepath.Join(st.Dir, "tmp")); len(tmp) != 0 && runtime.GOOS != "windows" {
-		t.Errorf("tmp/ holds %d files after the secret was made", len(tmp))
-	}
-	data, _ := os.ReadFile(p)
-	if strings.Contains(names[0], strings.TrimSpace(strings.TrimPrefix(string(data), envKeyMagic))) {
-		t.Error("the secret's name shows the secret")
-	}
-	if err := os.WriteFile(p, []byte("damaged"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	k, err := st.EnvKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k.Name == names[0] {
-		t.Error("a damaged secret was read as the old one")
-	}
-	if k2, err := st.EnvKey(); err != nil || k2.Name != k.Name {
-		t.Errorf("the replaced secret is not kept: %v, %v", k2, err)
 	}
 }
 

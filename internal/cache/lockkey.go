@@ -287,7 +287,7 @@ func (c *Cache) closure(h string) []byte {
 	if b, ok := c.closures.Load(h); ok {
 		return b.([]byte)
 	}
-	b, err := c.store.readByHash(h)
+	b, err := c.store.ReadBlobByHash(h)
 	if err != nil || !strings.HasPrefix(string(b), closureHeader+"\n") {
 		return nil
 	}

@@ -3,22 +3,15 @@
 package cache
 
 import (
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vxrun/vx/internal/filelock"
 )
 
-// TestMain lets the test binary act as a second user of a shared store:
-// with VXTEST_ENVKEY_STORE set, it asks that store for its secret and
-// prints the error, if any. With VXTEST_LOCK_HOLD set, it is another vx
-// holding a task's lock: it takes the lock, says "held", and waits.
+// TestMain lets the test binary act as another vx holding a task's lock
+// (VXTEST_LOCK_HOLD set): it takes the lock, says "held", and waits.
 func TestMain(m *testing.M) {
 	if p := os.Getenv("VXTEST_LOCK_HOLD"); p != "" {
 		if _, err := filelock.TryLock(p); err != nil {
@@ -29,89 +22,5 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	if dir := os.Getenv("VXTEST_ENVKEY_STORE"); dir != "" {
-		st := &Store{Dir: dir}
-		if _, err := st.EnvKey(); err != nil {
-			os.Stdout.WriteString(err.Error())
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
 	os.Exit(m.Run())
-}
-
-// TestEnvKeyOfAnotherUser: in a store two users share (its directories
-// writable by both), the one who cannot read the other's 0600 secret gets
-// an error saying what to do, and the secret stays as it was.
-func TestEnvKeyOfAnotherUser(t *testing.T) {
-	dir, err := os.MkdirTemp("", "vxtest-shared-store")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	st, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.EnvKey(); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{dir, filepath.Join(dir, "tmp")} {
-		if err := os.Chmod(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := filepath.Join(dir, envKeyName)
-	before, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	if os.Getuid() == 0 {
-		// root reads any file: ask as another user (nobody).
-		// (a copy of the test binary it can run: go test's is in a 0700 directory)
-		bin := filepath.Join(t.TempDir(), "cache.test")
-		if data, err := os.ReadFile(os.Args[0]); err != nil || os.WriteFile(bin, data, 0o755) != nil {
-			t.Fatal("cannot copy the test binary")
-		}
-		binDir, err := os.MkdirTemp("", "vxtest-bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(binDir) })
-		if err := os.Rename(bin, filepath.Join(binDir, "cache.test")); err != nil {
-			t.Fatal(err)
-		}
-		os.Chmod(binDir, 0o755)
-		cmd := exec.Command(filepath.Join(binDir, "cache.test"), "-test.run=^$")
-		cmd.Env = append(os.Environ(), "VXTEST_ENVKEY_STORE="+dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		out, err = cmd.Output()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-			t.Skipf("cannot run the test as another user (nobody): %v", err)
-		}
-		if err == nil {
-			t.Error("another user's EnvKey succeeded")
-		}
-	} else {
-		if err := os.Chmod(p, 0o000); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Chmod(p, 0o600)
-		_, err = st.EnvKey()
-		var ek *EnvKeyError
-		if !errors.As(err, &ek) {
-			t.Errorf("EnvKey of an unreadable secret = %v, want an *EnvKeyError", err)
-		}
-		if err != nil {
-			out = []byte(err.Error())
-		}
-	}
-	if msg := string(out); !strings.Contains(msg, "permission denied") || !strings.Contains(msg, "--cache-dir") {
-		t.Errorf("error = %q, want one naming the cause and what to do", msg)
-	}
-	os.Chmod(p, 0o600)
-	if after, _ := os.ReadFile(p); string(after) != string(before) {
-		t.Error("the other user's secret was replaced")
-	}
 }

@@ -1,6 +1,9 @@
 package cache
 
-import "github.com/vxrun/vx/internal/cache/reapi"
+import (
+	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
+)
 
 // The names of the cache's rooms that vx's other packages use: they import
 // internal/cache alone, and the rooms stay its own.
@@ -24,3 +27,28 @@ type (
 func UnmarshalActionResult(msg []byte) (*ActionResult, error) {
 	return reapi.UnmarshalActionResult(msg)
 }
+
+// Store is the local store ([store.Store]); OpenStore opens one
+// ([store.OpenStore]).
+type Store = store.Store
+
+// OpenStore returns the store in dir ([store.OpenStore]).
+func OpenStore(dir string) (*Store, error) { return store.OpenStore(dir) }
+
+// NotStoreError is a directory vx did not make, refused as a store.
+type NotStoreError = store.NotStoreError
+
+// PruneOptions say what [Store.Prune] removes; Status is what
+// [Store.Status] reads.
+type (
+	PruneOptions = store.PruneOptions
+	Status       = store.Status
+)
+
+// CheckoutFile returns the path of the store file name for the checkout
+// whose workspace root is root ([store.CheckoutFile]).
+func CheckoutFile(dir, root, name string) string { return store.CheckoutFile(dir, root, name) }
+
+// maxEntrySize bounds what the cache reads of a store file that has no
+// digest to say its size (the memos).
+const maxEntrySize = store.MaxEntrySize

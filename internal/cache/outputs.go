@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
 )
@@ -213,7 +214,7 @@ func removeLeftovers(outputs []string, dir, skip string) error {
 // collectOutputs stores the files the output globs match under dir, but
 // the user's (yours, project-relative paths), and returns the
 // ActionResult that lists them.
-func collectOutputs(st *Store, outputs []string, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
+func collectOutputs(st *store.Store, outputs []string, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
 	entries, err := findOutputs(outputs, dir, filepath.Clean(st.Dir))
 	if err != nil {
 		return nil, err
@@ -224,7 +225,7 @@ func collectOutputs(st *Store, outputs []string, dir string, yours map[string]bo
 // storeOutputs stores entries, files and symbolic links findOutputs found
 // under dir, but the user's (yours, project-relative paths), and returns
 // the ActionResult that lists them.
-func storeOutputs(st *Store, entries []outputEntry, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
+func storeOutputs(st *store.Store, entries []outputEntry, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
 	r := &reapi.ActionResult{}
 	for _, e := range entries {
 		if yours[e.rel] {
@@ -346,7 +347,7 @@ func (e *conflictError) Error() string { return e.msg }
 // into place. Before anything changes, own.mine must accept every file
 // that would be replaced or removed; else the result is a *conflictError
 // and the project is as it was. A nil own accepts every file.
-func restoreOutputs(st *Store, outputs []string, r *reapi.ActionResult, dir string, own *owner) error {
+func restoreOutputs(st *store.Store, outputs []string, r *reapi.ActionResult, dir string, own *owner) error {
 	if own == nil {
 		own = &owner{mine: func([]string) error { return nil }, wrote: func([]string, []bool) {}}
 	}
@@ -533,7 +534,7 @@ func (p *restorePlan) checkDoomed(own *owner) error {
 // stage writes each new file beside its place, checked against its
 // digest, making the directories it needs. On an error, what it wrote is
 // removed.
-func (p *restorePlan) stage(st *Store) ([]stagedFile, error) {
+func (p *restorePlan) stage(st *store.Store) ([]stagedFile, error) {
 	var staged []stagedFile
 	for _, pl := range p.files {
 		f := p.r.OutputFiles[pl.i]
@@ -719,7 +720,7 @@ func holds(p string, d Digest, mode os.FileMode) bool {
 
 // stageBlob copies blob d to a new temporary file in dir, checking its
 // digest, with the given mode.
-func stageBlob(st *Store, d Digest, dir string, mode os.FileMode) (string, error) {
+func stageBlob(st *store.Store, d Digest, dir string, mode os.FileMode) (string, error) {
 	src, err := st.OpenBlob(d)
 	if err != nil {
 		return "", &blobError{d, err}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -130,7 +131,7 @@ func holdsAny(r io.Reader, needles []string) (bool, error) {
 
 // rootBound reports whether the result r, whose blobs are in s, holds one
 // of needles: in an output file, a symbolic link's target or a log.
-func (s *Store) rootBound(r *reapi.ActionResult, needles []string) (bool, error) {
+func rootBound(s *store.Store, r *reapi.ActionResult, needles []string) (bool, error) {
 	if len(needles) == 0 {
 		return false, nil
 	}
@@ -168,7 +169,7 @@ func markerResult(root string) (*reapi.ActionResult, []byte) {
 }
 
 // markerRoot returns the root a marker entry names, when r is one.
-func (s *Store) markerRoot(r *reapi.ActionResult) (string, bool) {
+func markerRoot(s *store.Store, r *reapi.ActionResult) (string, bool) {
 	if r.ExitCode != markerExitCode || len(r.OutputFiles) > 0 || len(r.OutputSymlinks) > 0 || r.StdoutDigest.Size > 4096 {
 		return "", false
 	}
@@ -207,7 +208,7 @@ func (c *Cache) saveBound(k *Key, data []byte) error {
 	}
 	if old, err := c.store.GetActionResult(k.Action); err == nil {
 		if r, err := reapi.UnmarshalActionResult(old); err == nil {
-			if _, marker := c.store.markerRoot(r); !marker && r.ExitCode == 0 {
+			if _, marker := markerRoot(c.store, r); !marker && r.ExitCode == 0 {
 				return nil
 			}
 		}

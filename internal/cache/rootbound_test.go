@@ -354,38 +354,6 @@ func TestFindCheckoutAgreesWithGit(t *testing.T) {
 	}
 }
 
-// TestPruneKeepsBlobsBeingRestored: a prune (another worktree's, sharing
-// the store) that removes an entry a run used a moment ago keeps its
-// blobs, which that run may be restoring; an entry unused for longer
-// loses them.
-func TestPruneKeepsBlobsBeingRestored(t *testing.T) {
-	st, _ := OpenStore(testdir.New(t))
-	old := time.Now().Add(-48 * time.Hour)
-	put := func(name string, used time.Time) Digest {
-		blob, _ := st.PutBytes(bytes.Repeat([]byte(name), 1000))
-		os.Chtimes(st.BlobPath(blob), old, old)
-		action := reapi.DigestOf([]byte("action " + name))
-		st.UpdateActionResult(action, (&reapi.ActionResult{OutputFiles: []reapi.OutputFile{{Path: "f", Digest: blob}}}).Marshal())
-		os.Chtimes(st.acPath(action), used, used)
-		return blob
-	}
-	restoring := put("restoring", time.Now().Add(-time.Second))
-	stale := put("stale", time.Now().Add(-3*time.Hour))
-	res, err := st.Prune(PruneOptions{MaxSize: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Entries != 0 || res.RemovedEntries != 2 {
-		t.Errorf("Prune = %+v, want both entries removed", res)
-	}
-	if !st.HasBlob(restoring) {
-		t.Error("the blob of an entry used a second ago was removed")
-	}
-	if st.HasBlob(stale) {
-		t.Error("the blob of an entry unused for 3 hours was kept")
-	}
-}
-
 // BenchmarkFindCheckout: what finding the shared store costs at start-up
 // in a linked worktree, two directories below its top (compare `git
 // rev-parse --git-common-dir`, a process start).
@@ -484,57 +452,6 @@ func TestSharedStoreNeverWrongHit(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
-	}
-}
-
-// TestCheckoutFile: a store inside the checkout keeps its memo under its
-// name; a store elsewhere keeps one per checkout, and a prune removes
-// those of checkouts unused for 30 days, nothing else.
-func TestCheckoutFile(t *testing.T) {
-	base := testdir.New(t)
-	root, other := filepath.Join(base, "ws"), filepath.Join(base, "ws2")
-	own := filepath.Join(root, "node_modules", ".cache", "vx")
-	if got, want := CheckoutFile(own, root, "memo"), filepath.Join(own, "memo"); got != want {
-		t.Errorf("CheckoutFile in the checkout's own store = %q, want %q", got, want)
-	}
-	shared := filepath.Join(base, "main", "node_modules", ".cache", "vx")
-	a, b := CheckoutFile(shared, root, "memo"), CheckoutFile(shared, other, "memo")
-	if a == b || filepath.Dir(a) != shared || !strings.HasPrefix(filepath.Base(a), "memo-") || len(filepath.Base(a)) != len("memo-")+16 {
-		t.Errorf("CheckoutFile in a shared store: %q and %q, want two memo-<16 hex> files in %s", a, b, shared)
-	}
-	if got := CheckoutFile(filepath.Join(base, "ws-cache"), root, "memo"); filepath.Base(got) == "memo" {
-		t.Errorf("CheckoutFile in a sibling directory whose name starts as the root's = %q: taken for the checkout's own", got)
-	}
-
-	st, err := OpenStore(shared)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale := CheckoutFile(shared, other, "config-memo")
-	keep := []string{a, filepath.Join(shared, "memo"), filepath.Join(shared, "memo-notahexdigest!"), filepath.Join(shared, "notes-0123456789abcdef")}
-	for _, p := range append(keep, stale) {
-		os.WriteFile(p, []byte("x"), 0o644)
-	}
-	old := time.Now().Add(-31 * 24 * time.Hour)
-	for _, p := range append(keep, stale) {
-		if p != a {
-			os.Chtimes(p, old, old)
-		}
-	}
-	s, _ := st.Status()
-	if _, err := st.Prune(PruneOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range keep {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s removed by a prune", filepath.Base(p))
-		}
-	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Errorf("%s, unused for 31 days, kept by a prune", filepath.Base(stale))
-	}
-	if s.Bytes < 3 {
-		t.Errorf("Status counts %d bytes, want the checkouts' files among them", s.Bytes)
 	}
 }
 

@@ -2,21 +2,14 @@ package cache
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/vxrun/vx/internal/cache/reapi"
-	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // What a traced run (vx run --trace) found that a task read outside its
-// key is kept beside the entry it stored, by the entry's action:
-// traced/<2 hex>/<hash>, the files with their ids then. A later hit on
-// that entry compares them with the files now ([Cache.TracedChanged]): the
-// key does not hold them, so a change to one is a hit the key cannot see.
+// key is kept beside the entry it stored ([store.Store.WriteTraced]): the
+// files with their ids then. A later hit on that entry compares them with
+// the files now ([Cache.TracedChanged]): the key does not hold them, so a
+// change to one is a hit the key cannot see.
 
 // tracedFile is the record as the file holds it.
 type tracedFile struct {
@@ -24,43 +17,22 @@ type tracedFile struct {
 	Files  []InputFile `json:"files"`
 }
 
-func (s *Store) tracedPath(action Digest) string {
-	return filepath.Join(s.Dir, "traced", action.Hash[:2], action.Hash)
-}
-
 // RecordTraced keeps files (paths from the root, with their ids now),
 // which a traced run of the task whose key is k read outside its key,
 // beside k's entry. Best effort, like the record of a task's last entry.
 func (c *Cache) RecordTraced(k *Key, files []InputFile) {
-	s := c.store
 	data, err := json.Marshal(tracedFile{Action: k.Action.String(), Files: files})
 	if err != nil {
 		return
 	}
-	path := s.tracedPath(k.Action)
-	f, err := s.tempFile()
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append(data, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
+	c.store.WriteTraced(k.Action, append(data, '\n'))
 }
 
 // readTraced returns the files recorded beside the entry of action, nil
-// when none: a regular file only, of bounded size (inputfile.Read), so that
-// a pipe or a device in its place neither hangs nor floods vx.
-func (s *Store) readTraced(action Digest) []InputFile {
-	data, err := inputfile.Read(s.tracedPath(action))
-	if err != nil {
+// when none.
+func (c *Cache) readTraced(action Digest) []InputFile {
+	data := c.store.ReadTraced(action)
+	if data == nil {
 		return nil
 	}
 	var r tracedFile
@@ -89,7 +61,7 @@ func (c *Cache) FileIDs(paths []string) []InputFile {
 // outside its key and that changed since (or are gone), by path from the
 // root; none when the entry has no such record.
 func (c *Cache) TracedChanged(k *Key) []string {
-	then := c.store.readTraced(k.Action)
+	then := c.readTraced(k.Action)
 	if len(then) == 0 {
 		return nil
 	}
@@ -104,18 +76,4 @@ func (c *Cache) TracedChanged(k *Key) []string {
 		}
 	}
 	return changed
-}
-
-// pruneTraced removes the records of entries the store no longer holds.
-func (s *Store) pruneTraced() {
-	s.eachHashFile("traced", func(p string, _ fs.FileInfo) {
-		d := Digest{Hash: filepath.Base(p)}
-		if !reapi.ValidDigest(d) {
-			os.Remove(p)
-			return
-		}
-		if _, err := os.Stat(s.acPath(d)); errors.Is(err, fs.ErrNotExist) {
-			os.Remove(p)
-		}
-	})
 }

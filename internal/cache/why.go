@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/quote"
-
-	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Why says whether a task's key would hit and, when it would not, what
@@ -159,7 +158,7 @@ func (x *Explainer) explainMiss(k *Key) *Why {
 	return w
 }
 
-func previousOf(u *LastUse) *Previous {
+func previousOf(u *store.LastUse) *Previous {
 	p := &Previous{Key: u.Action.Hash, VX: u.VX}
 	if !u.Time.IsZero() {
 		t := u.Time.UTC()
@@ -175,9 +174,9 @@ type keyParts struct {
 	list    inputList
 }
 
-// readParts reads the parts of the key whose Action has hash h.
-func (s *Store) readParts(h string) (*keyParts, error) {
-	ab, err := s.readByHash(h)
+// readParts reads from s the parts of the key whose Action has hash h.
+func readParts(s *store.Store, h string) (*keyParts, error) {
+	ab, err := s.ReadBlobByHash(h)
 	if err != nil {
 		return nil, err
 	}
@@ -198,22 +197,6 @@ func (s *Store) readParts(h string) (*keyParts, error) {
 		return nil, err
 	}
 	return &keyParts{a, cmd, parseInputList(lb)}, nil
-}
-
-// readByHash returns the blob whose SHA-256 is h, checked; the size is
-// not needed (an input list names a dependency's key by its hash).
-func (s *Store) readByHash(h string) ([]byte, error) {
-	if !reapi.ValidDigest(Digest{Hash: h}) {
-		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
-	}
-	data, err := inputfile.ReadLimit(s.BlobPath(Digest{Hash: h}), maxEntrySize)
-	if err != nil {
-		return nil, err
-	}
-	if reapi.DigestOf(data).Hash != h {
-		return nil, fmt.Errorf("blob %s does not match its digest: %w", h[:12], errCorrupt)
-	}
-	return data, nil
 }
 
 // partsOf decodes the parts of a key computed in this run.
@@ -238,8 +221,8 @@ func gone(err error) bool {
 // hash is old; last, when it records that key, adds what the key does not
 // hold (the inputs globs). It fails when the old key's parts cannot be
 // read.
-func (x *Explainer) compare(w *Why, k *Key, old string, last *LastUse) error {
-	was, err := x.c.store.readParts(old)
+func (x *Explainer) compare(w *Why, k *Key, old string, last *store.LastUse) error {
+	was, err := readParts(x.c.store, old)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vxrun/vx/internal/cache/reapi"
+	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -302,7 +302,7 @@ func TestWhyAfterPrune(t *testing.T) {
 	f := newWhyFixture(t)
 	k := f.key()
 	f.store(t, k)
-	os.Remove(f.c.store.acPath(k.Action))
+	os.Remove(f.c.store.EntryPath(k.Action))
 	if w := f.c.Why(k, nil); cmp.Diff([]Change{{Kind: "entry", Change: "removed"}}, w.Changes) != "" || w.Reason != "its entry is gone (pruned) or unusable" {
 		t.Errorf("entry removed, same key: got %+v", w)
 	}
@@ -320,8 +320,8 @@ func TestWhyAfterPrune(t *testing.T) {
 	f.store(t, kept)
 	f.spec.ID, f.spec.Argv = "ui#build", []string{"ui's own"}
 	f.store(t, f.key())
-	os.Remove(f.c.store.acPath(f.key().Action))
-	if _, err := f.c.store.Prune(PruneOptions{}); err != nil {
+	os.Remove(f.c.store.EntryPath(f.key().Action))
+	if _, err := f.c.store.Prune(store.PruneOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if f.c.store.ReadLast("/src/ws", "ui#build") != nil {
@@ -331,7 +331,7 @@ func TestWhyAfterPrune(t *testing.T) {
 		t.Errorf("the record of a kept entry: %+v", u)
 	}
 	// A prune to a size nothing fits in removes the entry, then its record.
-	if _, err := f.c.store.Prune(PruneOptions{MaxSize: 1}); err != nil {
+	if _, err := f.c.store.Prune(store.PruneOptions{MaxSize: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if w := f.c.Why(kept, nil); w.Reason != reasonNeverStored {
@@ -356,7 +356,7 @@ func TestWhyFormat(t *testing.T) {
 		f.c.store.PutBytes(b)
 	}
 	f.c.store.UpdateActionResult(reapi.DigestOf(ab), (&reapi.ActionResult{}).Marshal())
-	f.c.store.WriteLast(LastUse{ID: "web#build", Root: "/src/ws", Action: reapi.DigestOf(ab), VX: "v0.9.0"})
+	f.c.store.WriteLast(store.LastUse{ID: "web#build", Root: "/src/ws", Action: reapi.DigestOf(ab), VX: "v0.9.0"})
 	w := f.c.Why(k, nil)
 	want := []Change{
 		{Kind: "format", Change: "modified", Name: "key", Old: []string{"vx-cache-0"}, New: []string{FormatVersion}},
@@ -460,28 +460,5 @@ func TestParseInputList(t *testing.T) {
 		keys:  []string{"dep\x00we\"ird#t", "file\x00x/a b\"c\n.txt"}}
 	if diff := cmp.Diff(want, l, cmp.AllowUnexported(inputList{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
-func TestLastUseIsAtomicAndPerWorkspace(t *testing.T) {
-	s, err := OpenStore(testdir.New(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := reapi.DigestOf([]byte("k"))
-	s.WriteLast(LastUse{ID: "web#build", Root: "/a", Action: d, Inputs: []string{"**"}})
-	if u := s.ReadLast("/a", "web#build"); u == nil || u.Action != d || !cmp.Equal(u.Inputs, []string{"**"}) {
-		t.Errorf("read back %+v", u)
-	}
-	if u := s.ReadLast("/b", "web#build"); u != nil {
-		t.Errorf("another workspace read %+v", u)
-	}
-	// A damaged record is no record.
-	os.WriteFile(s.lastPath("/a", "web#build"), []byte("{\"id\":"), 0o644)
-	if u := s.ReadLast("/a", "web#build"); u != nil {
-		t.Errorf("a damaged record read as %+v", u)
-	}
-	if tmp, _ := os.ReadDir(filepath.Join(s.Dir, "tmp")); len(tmp) != 0 {
-		t.Errorf("left in tmp/: %v", tmp)
 	}
 }

@@ -1,4 +1,4 @@
-package cache
+package store
 
 import (
 	"bytes"
@@ -25,9 +25,9 @@ import (
 // adds what the key does not hold but a reason may need.
 type LastUse struct {
 	ID     string
-	Root   string    // the workspace root, absolute
-	Action Digest    // the key
-	Time   time.Time // when it became the task's last entry (read only)
+	Root   string       // the workspace root, absolute
+	Action reapi.Digest // the key
+	Time   time.Time    // when it became the task's last entry (read only)
 	// VX is the version of the vx that stored or restored it.
 	VX string
 	// Inputs are the task's vx.json "inputs" globs then (nil = the
@@ -50,10 +50,10 @@ func (u *LastUse) encode() ([]byte, error) {
 	return append(data, '\n'), err
 }
 
-func parseDigest(s string) (Digest, bool) {
+func parseDigest(s string) (reapi.Digest, bool) {
 	h, size, ok := strings.Cut(s, "/")
 	n, err := strconv.ParseInt(size, 10, 64)
-	d := Digest{Hash: h, Size: n}
+	d := reapi.Digest{Hash: h, Size: n}
 	return d, ok && err == nil && reapi.ValidDigest(d)
 }
 
@@ -114,7 +114,7 @@ func (s *Store) WriteLast(u LastUse) {
 	if sameContent(path, data) {
 		return
 	}
-	f, err := s.tempFile()
+	f, err := s.TempFile()
 	if err != nil {
 		return
 	}
@@ -143,7 +143,7 @@ func (s *Store) pruneLast() {
 			os.Remove(p)
 			return
 		}
-		if _, err := os.Stat(s.acPath(u.Action)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(s.EntryPath(u.Action)); errors.Is(err, fs.ErrNotExist) {
 			os.Remove(p)
 		}
 	})

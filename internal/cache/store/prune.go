@@ -1,4 +1,4 @@
-package cache
+package store
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ type acEntry struct {
 	path  string
 	used  time.Time
 	size  int64
-	blobs []Digest
+	blobs []reapi.Digest
 }
 
 // Prune removes entries, least recently used first, until the store fits
@@ -135,11 +135,11 @@ func (s *Store) entries() ([]acEntry, error) {
 	var out []acEntry
 	err := s.eachHashFile("ac", func(p string, fi fs.FileInfo) {
 		ent := acEntry{path: p, used: fi.ModTime(), size: fi.Size()}
-		action := Digest{Hash: fi.Name()}
-		if data, err := inputfile.ReadLimit(p, maxEntrySize); err == nil && len(data) > len(acMagic)+65 {
+		action := reapi.Digest{Hash: fi.Name()}
+		if data, err := inputfile.ReadLimit(p, MaxEntrySize); err == nil && len(data) > len(acMagic)+65 {
 			if r, err := reapi.UnmarshalActionResult(data[len(acMagic)+65:]); err == nil {
 				ent.blobs = append(r.Blobs(), action)
-				if ab, err := inputfile.ReadLimit(s.BlobPath(action), maxEntrySize); err == nil {
+				if ab, err := inputfile.ReadLimit(s.BlobPath(action), MaxEntrySize); err == nil {
 					if a, err := reapi.UnmarshalAction(ab); err == nil {
 						ent.blobs = append(ent.blobs, a.CommandDigest, a.InputRootDigest)
 					}
@@ -260,12 +260,14 @@ func (s *Store) Status() (Status, error) {
 	return st, nil
 }
 
-func writeLastRun(s *Store, st Stats) {
-	f, err := s.tempFile()
+// WriteLastRun records the counts of the run now ending (lr.Time is
+// when it is written) for `vx cache status`. Best effort.
+func (s *Store) WriteLastRun(lr LastRun) {
+	f, err := s.TempFile()
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "time %d\nhits %d\nmisses %d\nstored %d\nremote-hits %d\n", time.Now().Unix(), st.Hits, st.Misses, st.Stored, st.RemoteHits)
+	fmt.Fprintf(f, "time %d\nhits %d\nmisses %d\nstored %d\nremote-hits %d\n", time.Now().Unix(), lr.Hits, lr.Misses, lr.Stored, lr.RemoteHits)
 	f.Close()
 	if err := os.Rename(f.Name(), filepath.Join(s.Dir, "last-run")); err != nil {
 		os.Remove(f.Name())
@@ -273,7 +275,7 @@ func writeLastRun(s *Store, st Stats) {
 }
 
 func readLastRun(s *Store) *LastRun {
-	data, err := inputfile.ReadLimit(filepath.Join(s.Dir, "last-run"), maxEntrySize)
+	data, err := inputfile.ReadLimit(filepath.Join(s.Dir, "last-run"), MaxEntrySize)
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package cache
+package store
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
+	"github.com/vxrun/vx/internal/remote/wire"
 )
 
 // Store is the local cache: a content-addressed store of SHA-256 blobs and
@@ -27,9 +28,16 @@ import (
 //	cas/<2 hex>/<sha256>   blobs, immutable once written
 //	ac/<2 hex>/<sha256>    "vxac1\n" + hex SHA-256 of the result + "\n" + the serialized ActionResult
 //	tmp/                   files being written; renamed into place when complete
-//	memo                   file ids by (path, size, mtime, inode); see memo.go
-//	last-run               hits and misses of the last run
+//	last/<2 hex>/<sha256>  a task's last entry in a workspace ([LastUse])
+//	traced/<2 hex>/<hash>  what a traced run read outside the key of entry <hash> ([Store.WriteTraced])
+//	env-key                the store's secret ([Store.Secret])
+//	last-run               hits and misses of the last run ([LastRun])
+//	memo                   file ids by (path, size, mtime, inode): the key's computation keeps it
+//	lockfile-memo          lockfiles' closures by content: the key's computation keeps it
 //	config-memo            the evaluated vx.config.ts (internal/jsconfig)
+//
+// The memo and the config memo are per checkout in a store shared by
+// several ([CheckoutFile]).
 //
 // Every file appears whole or not at all: it is written under tmp/ and
 // renamed, so runs sharing a store never see a partial file. An action
@@ -138,6 +146,10 @@ func writeMark(dir string) error {
 	return err
 }
 
+// oldMemoMagic starts the memo that the vx of a store without a mark
+// wrote (its format is the key's computation's, internal/cache).
+const oldMemoMagic = "vxmemo3\x00"
+
 // oldLayout reports whether dir, whose entries are ents, is a store of a
 // vx that wrote no mark, and nothing else: the directories cas, ac and tmp
 // (none a symbolic link), at most the files memo and last-run in vx's
@@ -160,7 +172,7 @@ func oldLayout(dir string, ents []fs.DirEntry) bool {
 			}
 			subdirs++
 		case "memo", "last-run":
-			prefix := map[string]string{"memo": memoMagic, "last-run": "time "}[e.Name()]
+			prefix := map[string]string{"memo": oldMemoMagic, "last-run": "time "}[e.Name()]
 			if !e.Type().IsRegular() || !startsWith(p, prefix) {
 				return false
 			}
@@ -234,22 +246,24 @@ func startsWith(p, prefix string) bool {
 }
 
 // BlobPath returns the file that holds (or would hold) the blob d.
-func (s *Store) BlobPath(d Digest) string {
+func (s *Store) BlobPath(d reapi.Digest) string {
 	return filepath.Join(s.Dir, "cas", d.Hash[:2], d.Hash)
 }
 
-func (s *Store) acPath(action Digest) string {
+// EntryPath returns the file that holds (or would hold) action's entry.
+func (s *Store) EntryPath(action reapi.Digest) string {
 	return filepath.Join(s.Dir, "ac", action.Hash[:2], action.Hash)
 }
 
 // HasBlob reports whether the store holds a file of d's size for d.
-func (s *Store) HasBlob(d Digest) bool {
+func (s *Store) HasBlob(d reapi.Digest) bool {
 	fi, err := os.Stat(s.BlobPath(d))
 	return err == nil && fi.Mode().IsRegular() && fi.Size() == d.Size
 }
 
-// tempFile creates a file under tmp/.
-func (s *Store) tempFile() (*os.File, error) {
+// TempFile creates a file under tmp/, which a prune removes once stale:
+// a file on its way into the store, or a running task's captured output.
+func (s *Store) TempFile() (*os.File, error) {
 	f, err := os.CreateTemp(filepath.Join(s.Dir, "tmp"), "w-*")
 	if errors.Is(err, fs.ErrNotExist) {
 		// The store was removed under us (vx cache prune, rm -rf): recreate.
@@ -283,22 +297,22 @@ func commit(tmp, dst string) error {
 
 // PutBytes stores data as a blob and returns its digest. A blob already
 // there is replaced: it may be one a disk damaged.
-func (s *Store) PutBytes(data []byte) (Digest, error) {
+func (s *Store) PutBytes(data []byte) (reapi.Digest, error) {
 	d := reapi.DigestOf(data)
 	_, err := s.WriteBlob(d, bytes.NewReader(data))
 	return d, err
 }
 
 // PutFile copies the file at path into the store and returns its digest.
-func (s *Store) PutFile(path string) (Digest, error) {
+func (s *Store) PutFile(path string) (reapi.Digest, error) {
 	src, _, err := inputfile.Open(path)
 	if err != nil {
-		return Digest{}, fmt.Errorf("cache: %w", err)
+		return reapi.Digest{}, fmt.Errorf("cache: %w", err)
 	}
 	defer src.Close()
-	f, err := s.tempFile()
+	f, err := s.TempFile()
 	if err != nil {
-		return Digest{}, err
+		return reapi.Digest{}, err
 	}
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), src)
@@ -307,9 +321,9 @@ func (s *Store) PutFile(path string) (Digest, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return Digest{}, fmt.Errorf("cache: copying %s: %w", path, err)
+		return reapi.Digest{}, fmt.Errorf("cache: copying %s: %w", path, err)
 	}
-	d := Digest{Hash: hex.EncodeToString(h.Sum(nil)), Size: n}
+	d := reapi.Digest{Hash: hex.EncodeToString(h.Sum(nil)), Size: n}
 	// Replace a blob already there: the copy is made anyway, and the old
 	// one may be damaged (a damaged blob is never used, but must not stay).
 	return d, commit(f.Name(), s.BlobPath(d))
@@ -318,11 +332,11 @@ func (s *Store) PutFile(path string) (Digest, error) {
 // WriteBlob stores the content read from r as blob d, checking that it
 // has d's size and hash; a blob that does not match is not stored. It
 // returns the number of bytes read. A Remote's blobs come in this way.
-func (s *Store) WriteBlob(d Digest, r io.Reader) (int64, error) {
+func (s *Store) WriteBlob(d reapi.Digest, r io.Reader) (int64, error) {
 	if !reapi.ValidDigest(d) {
 		return 0, fmt.Errorf("cache: invalid digest %q", d.String())
 	}
-	f, err := s.tempFile()
+	f, err := s.TempFile()
 	if err != nil {
 		return 0, err
 	}
@@ -341,13 +355,18 @@ func (s *Store) WriteBlob(d Digest, r io.Reader) (int64, error) {
 	return n, commit(f.Name(), s.BlobPath(d))
 }
 
-// errCorrupt marks a store entry that exists but cannot be used.
-var errCorrupt = errors.New("corrupt")
+// ErrCorrupt marks a store entry or blob that exists but cannot be used.
+var ErrCorrupt = errors.New("corrupt")
+
+// ErrNotFound is returned (possibly wrapped) for a blob or an entry that
+// the store does not hold: the remote cache protocol's, so that a miss is
+// one error wherever it comes from.
+var ErrNotFound = wire.ErrNotFound
 
 // OpenBlob opens blob d for reading through a reader that fails at the end
 // when the content does not match d (size or hash). A missing blob is
 // ErrNotFound.
-func (s *Store) OpenBlob(d Digest) (io.ReadCloser, error) {
+func (s *Store) OpenBlob(d reapi.Digest) (io.ReadCloser, error) {
 	f, _, err := inputfile.Open(s.BlobPath(d))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("blob %s: %w", d.String(), ErrNotFound)
@@ -358,8 +377,24 @@ func (s *Store) OpenBlob(d Digest) (io.ReadCloser, error) {
 	return &verifyReader{f: f, d: d, h: sha256.New()}, nil
 }
 
+// ReadBlobByHash returns the blob whose SHA-256 is h, checked; the size is
+// not needed (an input list names a dependency's key by its hash).
+func (s *Store) ReadBlobByHash(h string) ([]byte, error) {
+	if !reapi.ValidDigest(reapi.Digest{Hash: h}) {
+		return nil, fmt.Errorf("cache: %q is not a SHA-256 digest", h)
+	}
+	data, err := inputfile.ReadLimit(s.BlobPath(reapi.Digest{Hash: h}), MaxEntrySize)
+	if err != nil {
+		return nil, err
+	}
+	if reapi.DigestOf(data).Hash != h {
+		return nil, fmt.Errorf("blob %s does not match its digest: %w", h[:12], ErrCorrupt)
+	}
+	return data, nil
+}
+
 // ReadBlob returns blob d's content, checked against d.
-func (s *Store) ReadBlob(d Digest) ([]byte, error) {
+func (s *Store) ReadBlob(d reapi.Digest) ([]byte, error) {
 	r, err := s.OpenBlob(d)
 	if err != nil {
 		return nil, err
@@ -370,7 +405,7 @@ func (s *Store) ReadBlob(d Digest) ([]byte, error) {
 
 type verifyReader struct {
 	f *os.File
-	d Digest
+	d reapi.Digest
 	h hash.Hash
 	n int64
 }
@@ -380,10 +415,10 @@ func (v *verifyReader) Read(p []byte) (int, error) {
 	v.h.Write(p[:n])
 	v.n += int64(n)
 	if v.n > v.d.Size {
-		return n, fmt.Errorf("blob %s is larger than its digest says: %w", v.d.String(), errCorrupt)
+		return n, fmt.Errorf("blob %s is larger than its digest says: %w", v.d.String(), ErrCorrupt)
 	}
 	if err == io.EOF && (v.n != v.d.Size || hex.EncodeToString(v.h.Sum(nil)) != v.d.Hash) {
-		return n, fmt.Errorf("blob %s does not match its digest: %w", v.d.String(), errCorrupt)
+		return n, fmt.Errorf("blob %s does not match its digest: %w", v.d.String(), ErrCorrupt)
 	}
 	return n, err
 }
@@ -392,34 +427,34 @@ func (v *verifyReader) Close() error { return v.f.Close() }
 
 const acMagic = "vxac1\n"
 
-// maxEntrySize bounds what vx reads of an action entry, the memo and other
+// MaxEntrySize bounds what vx reads of an action entry, the memo and other
 // store files that have no digest to say their size: 256 MiB, far above
 // the entry of a task with a hundred thousand outputs.
-const maxEntrySize = 256 << 20
+const MaxEntrySize = 256 << 20
 
 // GetActionResult returns the serialized ActionResult stored for action,
 // checked against its checksum, and marks the entry used. It returns
-// ErrNotFound when there is none, and an error wrapping errCorrupt when the
+// ErrNotFound when there is none, and an error wrapping ErrCorrupt when the
 // entry is damaged.
-func (s *Store) GetActionResult(action Digest) ([]byte, error) {
-	p := s.acPath(action)
-	data, err := inputfile.ReadLimit(p, maxEntrySize)
+func (s *Store) GetActionResult(action reapi.Digest) ([]byte, error) {
+	p := s.EntryPath(action)
+	data, err := inputfile.ReadLimit(p, MaxEntrySize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
 	}
 	if errors.Is(err, inputfile.ErrNotRegular) || errors.Is(err, inputfile.ErrLarger) {
-		return nil, fmt.Errorf("action entry %s: %w: %w", action.Hash[:12], err, errCorrupt)
+		return nil, fmt.Errorf("action entry %s: %w: %w", action.Hash[:12], err, ErrCorrupt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	if len(data) < len(acMagic)+65 || string(data[:len(acMagic)]) != acMagic || data[len(acMagic)+64] != '\n' {
-		return nil, fmt.Errorf("action entry %s is truncated or not a vx entry: %w", action.Hash[:12], errCorrupt)
+		return nil, fmt.Errorf("action entry %s is truncated or not a vx entry: %w", action.Hash[:12], ErrCorrupt)
 	}
 	sum := string(data[len(acMagic) : len(acMagic)+64])
 	res := data[len(acMagic)+65:]
 	if reapi.DigestOf(res).Hash != sum {
-		return nil, fmt.Errorf("action entry %s does not match its checksum: %w", action.Hash[:12], errCorrupt)
+		return nil, fmt.Errorf("action entry %s does not match its checksum: %w", action.Hash[:12], ErrCorrupt)
 	}
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
 		now := time.Now()
@@ -430,8 +465,8 @@ func (s *Store) GetActionResult(action Digest) ([]byte, error) {
 
 // UpdateActionResult stores result (a serialized ActionResult) for action,
 // replacing any entry. The blobs it names must be in the store first.
-func (s *Store) UpdateActionResult(action Digest, result []byte) error {
-	f, err := s.tempFile()
+func (s *Store) UpdateActionResult(action reapi.Digest, result []byte) error {
+	f, err := s.TempFile()
 	if err != nil {
 		return err
 	}
@@ -448,7 +483,7 @@ func (s *Store) UpdateActionResult(action Digest, result []byte) error {
 		os.Remove(f.Name())
 		return fmt.Errorf("cache: %w", err)
 	}
-	p := s.acPath(action)
+	p := s.EntryPath(action)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("cache: %w", err)

@@ -1,4 +1,4 @@
-package cache
+package store
 
 import (
 	"bytes"
@@ -38,8 +38,8 @@ func TestStoreBlobs(t *testing.T) {
 	if err := os.WriteFile(s.BlobPath(d), []byte("jello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReadBlob(d); !errors.Is(err, errCorrupt) {
-		t.Errorf("ReadBlob of a damaged blob: %v, want errCorrupt", err)
+	if _, err := s.ReadBlob(d); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("ReadBlob of a damaged blob: %v, want ErrCorrupt", err)
 	}
 	// WriteBlob refuses content that does not match the digest.
 	if _, err := s.WriteBlob(reapi.DigestOf([]byte("abc")), strings.NewReader("abd")); err == nil {
@@ -78,16 +78,16 @@ func TestStoreActionResults(t *testing.T) {
 	if err != nil || !bytes.Equal(got, res) {
 		t.Fatalf("GetActionResult = %x, %v; want %x", got, err, res)
 	}
-	entry, _ := os.ReadFile(s.acPath(action))
+	entry, _ := os.ReadFile(s.EntryPath(action))
 	for name, damaged := range map[string][]byte{
 		"truncated":     entry[:len(entry)-1],
 		"cut at header": entry[:10],
 		"empty":         {},
 		"flipped byte":  append(append([]byte{}, entry[:len(entry)-1]...), entry[len(entry)-1]^1),
 	} {
-		os.WriteFile(s.acPath(action), damaged, 0o644)
-		if _, err := s.GetActionResult(action); !errors.Is(err, errCorrupt) {
-			t.Errorf("%s entry: GetActionResult error = %v, want errCorrupt", name, err)
+		os.WriteFile(s.EntryPath(action), damaged, 0o644)
+		if _, err := s.GetActionResult(action); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s entry: GetActionResult error = %v, want ErrCorrupt", name, err)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func TestStoreOnlyInItsOwnDirectory(t *testing.T) {
 		"cas/" + a[:2] + "/" + a: "a",
 		"ac/" + b[:2] + "/" + b:  acMagic + "entry",
 		"tmp/w-123":              "partial",
-		"memo":                   memoMagic,
+		"memo":                   oldMemoMagic,
 		"last-run":               "time 1\nhits 0\n",
 	}
 	with := func(extra map[string]string) map[string]string {
