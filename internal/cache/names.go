@@ -52,3 +52,11 @@ func CheckoutFile(dir, root, name string) string { return store.CheckoutFile(dir
 // maxEntrySize bounds what the cache reads of a store file that has no
 // digest to say its size (the memos).
 const maxEntrySize = store.MaxEntrySize
+
+// Checkout is the git checkout a workspace is in; FindCheckout finds it
+// ([store.FindCheckout]).
+type Checkout = store.Checkout
+
+// FindCheckout returns the checkout the workspace whose root is root is in
+// ([store.FindCheckout]).
+func FindCheckout(root string) Checkout { return store.FindCheckout(root) }

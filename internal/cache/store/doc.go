@@ -6,6 +6,9 @@
 // what a traced run read outside a key, the counts of the last run, the
 // secret a key's values are hashed with ([Store.Secret]), and the files
 // true of one checkout only ([CheckoutFile]: the memo, the config memo).
+// It also says which store a checkout uses by default: the git worktrees of
+// a repository share one ([FindCheckout], [Checkout.SharedStoreDir], which
+// read git's files without running git).
 //
 // It knows the layout of that directory and nothing of tasks or of how a
 // key is computed: the cache (internal/cache) hands it digests and bytes.
