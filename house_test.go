@@ -145,13 +145,16 @@ func mapGroups(t *testing.T) [][]string {
 	return groups
 }
 
-// TestImportRules checks the three rules README's package map states:
+// TestImportRules checks the four rules README's package map states:
 //  1. vx's own packages (the map's first group) import only packages listed
 //     below them in that group: the command at the top, exec at the bottom;
 //  2. exec imports nothing else of vx (it takes plain values);
 //  3. the helpers vx starts (the second group: vx-config, vx-remote and
 //     their packages) are never linked into vx: not their packages, not
-//     esbuild, not gRPC; and vx-remote links neither the cache nor exec.
+//     esbuild, not gRPC; and vx-remote links neither the cache nor exec;
+//  4. the cache's rooms: the store knows nothing of computing keys and the
+//     key's computation nothing of the store (neither reaches the other),
+//     and no room reaches internal/cache, which composes them.
 func TestImportRules(t *testing.T) {
 	pkgs := packages(t)
 	// deps returns the module's packages dir reaches, and every import
@@ -228,6 +231,24 @@ func TestImportRules(t *testing.T) {
 	for _, d := range internal {
 		if d == "exec" || d == "internal/cache" {
 			t.Errorf("vx-remote links %s: the helper needs only the pipe's types (internal/remote/wire)", d)
+		}
+	}
+	// 4. The cache's rooms, one way: internal/cache -> key, store -> reapi.
+	rooms := map[string][]string{ // a room: the packages it must not reach
+		"internal/cache/store": {"internal/cache", "internal/cache/key"},
+		"internal/cache/reapi": {"internal/cache", "internal/cache/key", "internal/cache/store"},
+	}
+	for room, never := range rooms {
+		if _, ok := pkgs[room]; !ok {
+			t.Errorf("%s is gone: update rule 4 of TestImportRules and README's map", room)
+			continue
+		}
+		internal, _ := deps(room)
+		for _, d := range internal {
+			if slices.Contains(never, d) {
+				t.Errorf("%s reaches %s: the store and the key's computation know nothing of each other, and no room of the cache "+
+					"knows internal/cache, which composes them (move what both need into internal/cache/reapi, or up into internal/cache)", room, d)
+			}
 		}
 	}
 }
