@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -20,9 +21,9 @@ import (
 // attempts is what a capture knows of the output files of a task that may
 // be retried.
 type attempts struct {
-	first   map[string]fileStat // at the start of the first attempt, by project-relative path
-	tainted map[string]fileStat // written by failed attempts: as they were when the latest attempt started
-	broken  error               // the outputs could not be listed: nothing is stored
+	first   map[string]key.FileStat // at the start of the first attempt, by project-relative path
+	tainted map[string]key.FileStat // written by failed attempts: as they were when the latest attempt started
+	broken  error                   // the outputs could not be listed: nothing is stored
 }
 
 // FirstAttempt notes the output files of k's task, which is about to
@@ -64,7 +65,7 @@ func (c *Cache) Retry(k *Key, cp *Capture, dir string) {
 		a.broken = err
 		return
 	}
-	a.tainted = map[string]fileStat{}
+	a.tainted = map[string]key.FileStat{}
 	for p, st := range now {
 		if before, ok := a.first[p]; !ok || before != st {
 			a.tainted[p] = st
@@ -74,14 +75,14 @@ func (c *Cache) Retry(k *Key, cp *Capture, dir string) {
 
 // outputStats returns the metadata of the files k's outputs match under
 // dir.
-func (c *Cache) outputStats(k *Key, dir string) (map[string]fileStat, error) {
-	found, err := findOutputs(k.spec.Outputs, dir, filepath.Clean(c.store.Dir))
+func (c *Cache) outputStats(k *Key, dir string) (map[string]key.FileStat, error) {
+	found, err := findOutputs(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir))
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]fileStat, len(found))
+	out := make(map[string]key.FileStat, len(found))
 	for _, e := range found {
-		st, err := lstat(filepath.Join(dir, filepath.FromSlash(e.rel)))
+		st, err := key.Lstat(filepath.Join(dir, filepath.FromSlash(e.rel)))
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +113,7 @@ func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEnt
 		if !tainted {
 			return false
 		}
-		st, err := lstat(filepath.Join(dir, filepath.FromSlash(e.rel)))
+		st, err := key.Lstat(filepath.Join(dir, filepath.FromSlash(e.rel)))
 		if err == nil && st != was {
 			return false // written again by the passing attempt
 		}
@@ -124,7 +125,7 @@ func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEnt
 		if len(left) > 1 {
 			what += fmt.Sprintf(" and %d more", len(left)-1)
 		}
-		c.warn("%s: left out of its entry: %s, which a failed attempt wrote and the passing attempt did not", k.spec.ID, what)
+		c.warn("%s: left out of its entry: %s, which a failed attempt wrote and the passing attempt did not", k.Spec().ID, what)
 	}
 	return kept, nil
 }

@@ -2,28 +2,21 @@ package cache
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-	"github.com/vxrun/vx/exec"
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/nodeprog"
-	"github.com/vxrun/vx/internal/quote"
-
-	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // Options configure [New].
@@ -89,37 +82,19 @@ const DefaultUploadWait = 30 * time.Second
 
 // Cache is the task cache of one run.
 type Cache struct {
-	opts   Options
-	store  *store.Store
-	sc     *scanner
-	envKey *EnvKey
+	opts  Options
+	store *store.Store
+	keys  *key.Computer
 	// needles are the forms of the checkout's absolute path that make a
 	// result root-bound (see rootbound.go).
 	needles []string
 
-	snapOnce sync.Once
-	snapDirs []string // what the snapshot covers (root-relative); nil = all
-	snap     *snapshot
-	snapErr  error
-
 	mu         sync.Mutex
-	prefetched sync.Map          // action hash → *prefetch
-	extras     map[string]hashed // files outside the snapshot, read once per run
-	walks      walks             // the directories looked at for ignored input files
-	linkDirs   sync.Map          // directory from the root → whether it is a link (linkedDir), once per run
+	prefetched sync.Map // action hash → *prefetch
 	hits       int
 	misses     int
 	stored     int
 	warned     map[string]bool
-	inputGlobs map[string]bool // input globs warned of as matching nothing
-	locks      sync.Map        // lockfile path NUL content id → *lockParse
-	lockMemo   *lockMemo
-	yarnWS     yarnWorkspace // the projects' manifests, for yarn classic's yarn.lock
-	closures   sync.Map      // digest → the closure's description made in this run
-
-	// pendingWrote are the files restores wrote where there was none, for
-	// recordPending.
-	pendingWrote []pendingFile
 
 	bg           sync.WaitGroup  // records of last use being written
 	ctx          context.Context // Options.Context
@@ -151,10 +126,10 @@ func fromRemote(err error) error {
 // New opens the store and prepares a cache for one run.
 func New(o Options) (*Cache, error) {
 	if o.GOOS == "" {
-		o.GOOS = goos
+		o.GOOS = runtime.GOOS
 	}
 	if o.GOARCH == "" {
-		o.GOARCH = goarch
+		o.GOARCH = runtime.GOARCH
 	}
 	if o.MaxSize == 0 {
 		o.MaxSize = DefaultMaxSize
@@ -165,9 +140,11 @@ func New(o Options) (*Cache, error) {
 	}
 	ek := o.EnvKey
 	if ek == nil {
-		if ek, err = storeEnvKey(st); err != nil {
+		secret, err := st.Secret()
+		if err != nil {
 			return nil, err
 		}
+		ek = key.StoreEnvKey(secret)
 	}
 	if o.UploadWait == 0 {
 		o.UploadWait = DefaultUploadWait
@@ -175,23 +152,22 @@ func New(o Options) (*Cache, error) {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	c := &Cache{opts: o, store: st, envKey: ek, warned: map[string]bool{}, ctx: o.Context,
+	c := &Cache{opts: o, store: st, warned: map[string]bool{}, ctx: o.Context,
 		remoteSem: make(chan struct{}, remoteLookups)}
 	c.uploadCtx, c.cancelUpload = context.WithCancel(o.Context)
-	c.sc = &scanner{root: o.Root, env: o.Environ, memo: &memo{path: store.CheckoutFile(o.Dir, o.Root, "memo")}}
-	c.lockMemo = &lockMemo{path: filepath.Join(o.Dir, "lockfile-memo")}
-	if git, err := exec.LookPath("git", o.Environ); err == nil {
-		c.sc.git = git
+	ko := key.Options{Root: o.Root, Environ: o.Environ, Blobs: st, Write: o.Write, DryRun: o.DryRun, EnvKey: ek,
+		GOOS: o.GOOS, GOARCH: o.GOARCH, Projects: o.Projects, Warn: c.warn,
+		Memo: store.CheckoutFile(o.Dir, o.Root, "memo"), LockMemo: filepath.Join(o.Dir, "lockfile-memo")}
+	if rel, err := filepath.Rel(o.Root, o.Dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		ko.Skip = filepath.ToSlash(rel)
 	}
+	c.keys = key.New(ko)
 	top := o.Root
-	if co := FindCheckout(o.Root); co.Top != "" {
+	if co := store.FindCheckout(o.Root); co.Top != "" {
 		top = co.Top
 	}
 	resolved, _ := filepath.EvalSymlinks(top)
 	c.needles = rootNeedles(top, resolved, o.GOOS)
-	if rel, err := filepath.Rel(o.Root, o.Dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
-		c.sc.skip = filepath.ToSlash(rel)
-	}
 	return c, nil
 }
 
@@ -199,59 +175,27 @@ func New(o Options) (*Cache, error) {
 func (c *Cache) Store() *store.Store { return c.store }
 
 // Prepare starts reading, in the background, the files the keys of tasks
-// can cover (only RelDir and Inputs of each matter): all of the workspace
-// for a run of every project, a few directories for a filtered one. A key
-// of a task outside them is still right, at the cost of a scan of its own.
-// Without Prepare the first key reads all of the workspace.
-func (c *Cache) Prepare(tasks []*TaskSpec) {
-	var dirs []string
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		d := scanDirs(t)
-		if d == nil {
-			dirs = nil // everything
-			break
-		}
-		for _, p := range d {
-			if !seen[p] {
-				seen[p] = true
-				dirs = append(dirs, p)
-			}
-		}
-	}
-	if len(dirs) > maxScanDirs {
-		dirs = nil // as fast, and a short command line for git
-	}
-	c.snapDirs = dirs
-	go c.snapshot()
-}
+// can cover ([key.Computer.Prepare]).
+func (c *Cache) Prepare(tasks []*TaskSpec) { c.keys.Prepare(tasks) }
 
-// maxScanDirs is the most directories a snapshot is restricted to; beyond,
-// it covers the whole workspace.
-const maxScanDirs = 64
+// Key returns the key of t from the workspace's files as they were when
+// the run started.
+func (c *Cache) Key(t *TaskSpec) (*Key, error) { return c.keys.Key(t) }
 
-func (c *Cache) snapshot() (*snapshot, error) {
-	c.snapOnce.Do(func() { c.snap, c.snapErr = c.sc.scan(c.snapDirs) })
-	return c.snap, c.snapErr
-}
+// Inputs returns t's input files as they were when the run started: most
+// of the work of its key, which does not need t.Deps.
+func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) { return c.keys.Inputs(t) }
 
-// snapshotFor returns a snapshot that covers t's files: the run's, or when
-// t is outside it, one of t's own.
-func (c *Cache) snapshotFor(t *TaskSpec) (*snapshot, error) {
-	snap, err := c.snapshot()
-	if err != nil || c.snapDirs == nil {
-		return snap, err
-	}
-	need := scanDirs(t)
-	covered := need != nil
-	for _, d := range need {
-		covered = covered && underAny(d, c.snapDirs)
-	}
-	if covered {
-		return snap, nil
-	}
-	return c.sc.scan(need)
-}
+// KeyOf returns the key of t, whose input files are in.
+func (c *Cache) KeyOf(t *TaskSpec, in Inputs) *Key { return c.keys.KeyOf(t, in) }
+
+// NodeMemo returns the memo in which a [nodeprog.Finder] keeps the
+// versions of the node programs it found, across runs.
+func (c *Cache) NodeMemo() nodeprog.Memo { return c.keys.NodeMemo() }
+
+// HideArg returns an argument after -- as the key holds it and as vx
+// shows it ([key.Computer.HideArg]).
+func (c *Cache) HideArg(a string) string { return c.keys.HideArg(a) }
 
 // Warnf writes one warning line, once per run for the same text.
 func (c *Cache) Warnf(format string, args ...any) { c.warn(format, args...) }
@@ -268,300 +212,6 @@ func (c *Cache) warn(format string, args ...any) {
 	}
 	c.warned[msg] = true
 	fmt.Fprintf(c.opts.Warn, "vx: %s\n", msg)
-}
-
-// NodeMemo returns the memo in which a [nodeprog.Finder] keeps the
-// versions of the node programs it found, across runs: in the store's
-// memo, beside the files' hashes, under the program's identity.
-func (c *Cache) NodeMemo() nodeprog.Memo { return nodeMemo{c.sc.memo} }
-
-type nodeMemo struct{ m *memo }
-
-// nodeMemoKey is the memo's key of p's version: the program's path (the
-// memo forgets the entry when the program is gone) and its identity.
-func nodeMemoKey(p nodeprog.Program) string {
-	return nodeVersionKey + p.Real + nodeIDSep + p.ID
-}
-
-func (n nodeMemo) NodeVersion(p nodeprog.Program) (string, bool) {
-	e, ok := n.m.get(nodeMemoKey(p))
-	return e.st.id, ok && e.st.id != ""
-}
-
-func (n nodeMemo) SetNodeVersion(p nodeprog.Program, v string) {
-	n.m.put(nodeMemoKey(p), memoEntry{st: fileState{id: v}})
-}
-
-func (c *Cache) platform() []reapi.Property {
-	return []reapi.Property{{Name: "OSFamily", Value: c.opts.GOOS}, {Name: "ISA", Value: c.opts.GOARCH}}
-}
-
-// Key returns the key of t from the workspace's files as they were when
-// the run started.
-func (c *Cache) Key(t *TaskSpec) (*Key, error) {
-	in, err := c.Inputs(t)
-	if err != nil {
-		return nil, err
-	}
-	return c.KeyOf(t, in), nil
-}
-
-// Inputs returns t's input files as they were when the run started: most
-// of the work of its key, which does not need t.Deps.
-func (c *Cache) Inputs(t *TaskSpec) (Inputs, error) {
-	if l := c.linkedDir(t.RelDir); l != "" {
-		return Inputs{}, fmt.Errorf("cache: project directory %s is behind the symbolic link %s: vx lists no file through a link, so the key would hold none of the project's files; move the project into the workspace, or set \"cache\": false", quote.Q(t.RelDir), quote.Q(l))
-	}
-	snap, err := c.snapshotFor(t)
-	if err != nil {
-		return Inputs{}, err
-	}
-	files := c.inputFilesOf(snap, t, &c.walks, c.extraFile, nil)
-	if l := c.linkToDir(snap, files); l != "" {
-		glob := "//" + l
-		if rel, in := projectRel(t.RelDir, l); in {
-			glob = rel
-		}
-		return Inputs{}, fmt.Errorf("cache: input %s is a symbolic link to a directory: the key would hold the link, not the files behind it; make the files it leads to inputs of the task too (\"//<their directory>/**\") or leave it out (%s), or set \"cache\": false", quote.Q(l), quote.Q("!"+glob))
-	}
-	c.warnUnmatchedInputs(t, files)
-	return Inputs{files, c.inputLines(t, files), snap}, nil
-}
-
-// warnUnmatchedInputs warns, once per glob and run, of an input glob of t
-// that matches none of its input files: a glob written from the root
-// without "//" ("packages/**/src/**" in turbo.json) matches nothing in the
-// project, and an edit of the files it meant would be a hit.
-func (c *Cache) warnUnmatchedInputs(t *TaskSpec, files []InputFile) {
-	for _, g := range compileGlobs(t.Inputs) {
-		if g.neg || g.pattern == "" || strings.Contains(g.pattern, "$TURBO_") {
-			continue // turbo's tokens ($TURBO_DEFAULT$) are not globs
-		}
-		raw := g.pattern
-		if g.root {
-			raw = "//" + raw
-		}
-		c.mu.Lock()
-		seen := c.inputGlobs[raw]
-		c.mu.Unlock()
-		if seen || globMatchesAny(g, t.RelDir, files) {
-			continue
-		}
-		c.mu.Lock()
-		first := !c.inputGlobs[raw]
-		if c.inputGlobs == nil {
-			c.inputGlobs = map[string]bool{}
-		}
-		c.inputGlobs[raw] = true
-		c.mu.Unlock()
-		if first {
-			c.warn("%s: inputs glob %q matches no file of the project%s", t.ID, raw, unmatchedInputHint(g, t.RelDir, files))
-		}
-	}
-}
-
-// globMatchesAny reports whether g matches one of files (from the root),
-// project-relative (dir) unless it is a root glob.
-func globMatchesAny(g glob, dir string, files []InputFile) bool {
-	for _, f := range files {
-		p := f.Path
-		if !g.root {
-			rel, in := projectRel(dir, f.Path)
-			if !in {
-				continue
-			}
-			p = rel
-		}
-		if ok, _ := doublestar.Match(g.pattern, p); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// unmatchedInputHint says what an input glob that matched nothing may
-// mean: a glob written from the root, without "//".
-func unmatchedInputHint(g glob, dir string, files []InputFile) string {
-	if !g.root && dir != "." {
-		if globMatchesAny(glob{pattern: g.pattern, root: true}, dir, files) {
-			return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory; from the workspace's root it is %q", quote.Q(dir), "//"+g.pattern)
-		}
-		if !strings.Contains(g.pattern, "/") {
-			return fmt.Sprintf(" (%s): if it names a file the project may lack (.env.local), nothing is wrong; else check the task's inputs, which are relative to the project's directory (\"//\" for the workspace's root)", quote.Q(dir))
-		}
-		return fmt.Sprintf(" (%s): a glob without \"//\" is relative to the project's directory, and one starting with \"//\" to the workspace's root; an edit of the files it meant would not change the key", quote.Q(dir))
-	}
-	return ": an edit of the files it meant would not change the key; check the task's inputs"
-}
-
-// linkedDir is linkedDir for the root, each directory looked at once per
-// run: the projects of a workspace share their parents.
-func (c *Cache) linkedDir(rel string) string {
-	if rel == "." || rel == "" {
-		return ""
-	}
-	for i := 0; i <= len(rel); i++ {
-		if i < len(rel) && rel[i] != '/' {
-			continue
-		}
-		d := rel[:i]
-		v, ok := c.linkDirs.Load(d)
-		if !ok {
-			fi, err := os.Lstat(filepath.Join(c.opts.Root, filepath.FromSlash(d)))
-			v = err == nil && fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 // as linkedDir tells
-			c.linkDirs.Store(d, v)
-		}
-		if v.(bool) {
-			return d
-		}
-	}
-	return ""
-}
-
-// linkedDir returns the first element of rel, a directory relative to
-// root, that is a symbolic link (or a Windows junction), or "": git lists
-// a link as one file, and neither git nor a walk lists the files behind
-// it, so a project reached through one would have none of its files in
-// its key.
-func linkedDir(root, rel string) string {
-	if rel == "." || rel == "" {
-		return ""
-	}
-	p := root
-	parts := strings.Split(rel, "/")
-	for i, e := range parts {
-		p = filepath.Join(p, e)
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
-			return strings.Join(parts[:i+1], "/")
-		}
-	}
-	return ""
-}
-
-// linkToDir returns the first of files that is a symbolic link (git's
-// mode 120000, or one on the disk) to a directory some of whose files are
-// not inputs of the task, or "". Git and vx's walk list such a link as one
-// file whose content is its target's text, so an edit behind it would not
-// change the key unless the files behind it are in the key by their own
-// paths.
-func (c *Cache) linkToDir(snap *snapshot, files []InputFile) string {
-	if snap.noLinks {
-		return ""
-	}
-	for _, f := range files {
-		if st, ok := snap.get(f.Path); !ok || !st.link {
-			continue
-		}
-		abs := filepath.Join(c.opts.Root, filepath.FromSlash(f.Path))
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			continue
-		}
-		if !c.linkCovered(snap, abs, files) {
-			return f.Path
-		}
-	}
-	return ""
-}
-
-// linkCovered reports whether the directory the link at abs leads to is in
-// the workspace, scanned in snap, and holds no file that is not among the
-// task's inputs (files, sorted by path): then the key holds the link (its
-// target's text) and, by their own paths, every file a task can read
-// through it, as in vite's fixtures ("link" -> "real" beside it).
-func (c *Cache) linkCovered(snap *snapshot, abs string, files []InputFile) bool {
-	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return false
-	}
-	root, err := filepath.EvalSymlinks(c.opts.Root)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(root, target)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return false // outside the workspace
-	}
-	rel = filepath.ToSlash(rel)
-	if snap.dirs != nil && (rel == "." || !underAny(rel, snap.dirs)) {
-		return false // not all of it scanned
-	}
-	for _, p := range snap.under(rel) {
-		if _, ok := slices.BinarySearchFunc(files, p, func(f InputFile, p string) int { return strings.Compare(f.Path, p) }); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// inputFilesOf returns t's input files: those of snap, and those git
-// ignores that t's inputs name (ignoredInputs), found through w (nil: a
-// fresh look) and hashed by hash; yours is inputFiles'.
-func (c *Cache) inputFilesOf(snap *snapshot, t *TaskSpec, w *walks, hash func(p string) (fileState, bool), yours func(p string, st fileState) bool) []InputFile {
-	files := mergeInputs(inputFiles(snap, t, hash, yours), ignoredInputs(c.sc, w, snap, t, hash))
-	if snap.noLinks {
-		return files // (a file snap does not list is not looked up either)
-	}
-	for i, f := range files {
-		if st, ok := snap.get(f.Path); ok && st.link {
-			files[i].ID = f.ID + linkedContent(filepath.Join(c.opts.Root, filepath.FromSlash(f.Path)))
-		}
-	}
-	return files
-}
-
-// linkedContent is what a symbolic link's id (its target's text) needs
-// for the key to change with what a task reads through it: ":" and the
-// SHA-256 of the file it leads to; "" for a link to nothing or to a
-// directory (which [Cache.Inputs] refuses).
-func linkedContent(abs string) string {
-	f, _, err := inputfile.Open(abs) // never waits on a named pipe
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ":unreadable"
-	}
-	return ":" + hex.EncodeToString(h.Sum(nil))
-}
-
-// Inputs are a task's input files, from [Cache.Inputs], with their lines
-// of the key's input list.
-type Inputs struct {
-	files []InputFile
-	lines []byte
-	snap  *snapshot
-}
-
-// KeyOf returns the key of t, whose input files are in: quick, since a
-// chain of tasks is keyed one after another.
-func (c *Cache) KeyOf(t *TaskSpec, in Inputs) *Key {
-	k := keyOf(t, in.files, in.lines, c.platform(), c.envKey)
-	k.snap = in.snap
-	return k
-}
-
-// extraFile hashes a file the snapshot does not list (a package.json or
-// lockfile that git ignores).
-func (c *Cache) extraFile(p string) (fileState, bool) {
-	c.mu.Lock()
-	e, seen := c.extras[p]
-	c.mu.Unlock()
-	if seen {
-		return e.st, e.ok
-	}
-	st, ok, err := c.sc.hashOne(p, false, time.Now())
-	if err != nil {
-		st, ok = fileState{}, false
-	}
-	c.mu.Lock()
-	if c.extras == nil {
-		c.extras = map[string]hashed{}
-	}
-	c.extras[p] = hashed{p, st, ok}
-	c.mu.Unlock()
-	return st, ok
 }
 
 // Hit is a usable cache entry.
@@ -597,7 +247,7 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		return p.hit, true
 	}
 	if !errors.Is(p.err, ErrNotFound) {
-		c.warn("%s: cache entry %s unusable (%v); running the task", k.spec.ID, short(k.Action), p.err)
+		c.warn("%s: cache entry %s unusable (%v); running the task", k.Spec().ID, short(k.Action), p.err)
 	}
 	if c.opts.Remote != nil {
 		select {
@@ -610,7 +260,7 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		}
 		var rce *remoteCallError
 		if !errors.Is(p.remoteErr, ErrNotFound) && !errors.As(p.remoteErr, &rce) && c.ctx.Err() == nil {
-			c.warn("%s: remote cache: %v; running the task", k.spec.ID, p.remoteErr)
+			c.warn("%s: remote cache: %v; running the task", k.Spec().ID, p.remoteErr)
 		}
 	}
 	if errors.Is(p.err, ErrNotFound) {
@@ -623,7 +273,7 @@ func (c *Cache) Lookup(k *Key) (*Hit, bool) {
 		}
 		var be *BoundElsewhereError
 		if errors.As(err, &be) {
-			c.warn("%s: cache miss: %v", k.spec.ID, be) // as --explain-misses says it: one line
+			c.warn("%s: cache miss: %v", k.Spec().ID, be) // as --explain-misses says it: one line
 		}
 	}
 	return nil, false
@@ -784,7 +434,7 @@ func (c *Cache) checkResult(k *Key, data []byte) (*reapi.ActionResult, error) {
 	if r.ExitCode != 0 {
 		return nil, fmt.Errorf("the entry is of a run that failed (exit code %d)", r.ExitCode)
 	}
-	if err := checkPaths(k.spec.Outputs, r); err != nil {
+	if err := checkPaths(k.Spec().Outputs, r); err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
 	}
 	return r, nil
@@ -900,22 +550,22 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 		b, err := c.store.ReadBlob(d)
 		if err != nil {
 			c.dropBlob(d, err)
-			c.warn("%s: cache entry %s unusable (%v); running the task", h.key.spec.ID, short(h.key.Action), err)
+			c.warn("%s: cache entry %s unusable (%v); running the task", h.key.Spec().ID, short(h.key.Action), err)
 			return err
 		}
 		logs[i] = b
 	}
-	if err := restoreOutputs(c.store, h.key.spec.Outputs, h.result, dir, c.owner(h.key, dir)); err != nil {
+	if err := restoreOutputs(c.store, h.key.Spec().Outputs, h.result, dir, c.owner(h.key, dir)); err != nil {
 		var be *blobError
 		if errors.As(err, &be) {
 			c.dropBlob(be.d, be.err)
 		}
 		var ce *conflictError
 		if errors.As(err, &ce) {
-			c.warn("%s: not restored from the cache: %v; running the task", h.key.spec.ID, err)
+			c.warn("%s: not restored from the cache: %v; running the task", h.key.Spec().ID, err)
 			return err
 		}
-		c.warn("%s: cache entry %s unusable (%v); running the task", h.key.spec.ID, short(h.key.Action), err)
+		c.warn("%s: cache entry %s unusable (%v); running the task", h.key.Spec().ID, short(h.key.Action), err)
 		return err
 	}
 	c.countHit()
@@ -944,8 +594,8 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 // files a restore of k's task left when it was killed, before the task
 // runs: they are never outputs. The caller holds the task's lock.
 func (c *Cache) RemoveLeftovers(k *Key, dir string) {
-	if err := removeLeftovers(k.spec.Outputs, dir, filepath.Clean(c.store.Dir)); err != nil {
-		c.warn("%s: %v", k.spec.ID, err)
+	if err := removeLeftovers(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir)); err != nil {
+		c.warn("%s: %v", k.Spec().ID, err)
 	}
 }
 
@@ -965,8 +615,8 @@ type Capture struct {
 	broken error // a write to the files failed: the logs are incomplete
 
 	// inputs[i] is the metadata of the key's input file i as the task
-	// started (the zero fileStat: not there).
-	inputs []fileStat
+	// started (the zero key.FileStat: not there).
+	inputs []key.FileStat
 
 	attempts *attempts // a task that may be retried (attempt.go)
 }
@@ -1013,49 +663,7 @@ func (c *Cache) NewCapture(k *Key) (*Capture, error) {
 		os.Remove(o.Name())
 		return nil, err
 	}
-	return &Capture{Stdout: o, Stderr: e, Start: time.Now(), inputs: noteInputs(c.opts.Root, k.Inputs)}, nil
-}
-
-// racyTick is longer than the tick of the clock that file systems take
-// times from (a few milliseconds on Linux, about 16 on Windows).
-const racyTick = 20 * time.Millisecond
-
-// noteInputs returns the metadata of files, root-relative. A write gives a
-// file a new change time (Unix's ctime, NTFS's ChangeTime), but two writes
-// within one tick of the file system's clock may give it the same one: when
-// a file was written less than racyTick ago, noteInputs waits until
-// racyTick has passed since, so that any later write gives it another.
-func noteInputs(root string, files []InputFile) []fileStat {
-	sts := make([]fileStat, len(files))
-	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { sts[i] = st })
-	var latest int64
-	for _, st := range sts {
-		latest = max(latest, st.mtime, st.ctime)
-	}
-	if wait := time.Duration(latest-time.Now().UnixNano()) + racyTick; wait > 0 {
-		time.Sleep(min(wait, racyTick))
-	}
-	return sts
-}
-
-// writtenSince returns the first of k's input files whose metadata is not
-// what noted says (noteInputs) and whose content is not the key's any more
-// (same reads it again), or "". A file skip names is not looked at.
-//
-// Metadata alone would refuse a task that rewrites one of its inputs with
-// the same bytes (a generator whose output is committed) on every run; the
-// content is what the output was built from. What this cannot see is an
-// edit undone before the task ended: the task may have read the edit, and
-// the file holds the key's bytes again.
-func writtenSince(root string, files []InputFile, noted []fileStat, skip func(p string) bool, same func(f InputFile) bool) string {
-	now := make([]fileStat, len(files))
-	statPaths(root, len(files), func(i int) string { return files[i].Path }, func(i int, st fileStat) { now[i] = st })
-	for i, f := range files {
-		if now[i] != noted[i] && !skip(f.Path) && !same(f) {
-			return f.Path
-		}
-	}
-	return ""
+	return &Capture{Stdout: o, Stderr: e, Start: time.Now(), inputs: key.NoteInputs(c.opts.Root, k.Inputs)}, nil
 }
 
 // outputPaths returns the paths of r's files and symbolic links.
@@ -1092,7 +700,7 @@ func (c *Cache) Save(k *Key, cp *Capture, dir string) {
 		return
 	}
 	if err := c.save(k, cp, dir, time.Now()); err != nil {
-		c.warn("%s: not cached: %v", k.spec.ID, err)
+		c.warn("%s: not cached: %v", k.Spec().ID, err)
 	}
 }
 
@@ -1106,10 +714,10 @@ func (c *Cache) save(k *Key, cp *Capture, dir string, end time.Time) error {
 	if err != nil {
 		return err
 	}
-	// The user's files under the outputs (yoursOf) are inputs that the task
+	// The user's files under the outputs (key.YoursOf) are inputs that the task
 	// may write again with the same content: they count by content.
-	yours := yoursOf(k)
-	snap, err := c.inputsUnchanged(k, cp, yours)
+	yours := key.YoursOf(k)
+	snap, err := c.keys.Recheck(k, cp.inputs, cp.Start, yours)
 	if err != nil {
 		return err
 	}
@@ -1150,88 +758,17 @@ func (c *Cache) runWasWhole(cp *Capture) error {
 // are checked, it may be why an output is taken for an input that changed
 // ("dist" names no file of dist/).
 func (c *Cache) outputsToStore(k *Key, cp *Capture, dir string) ([]outputEntry, error) {
-	found, err := findOutputs(k.spec.Outputs, dir, filepath.Clean(c.store.Dir))
+	found, err := findOutputs(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir))
 	if err != nil {
 		return nil, err
 	}
 	if found, err = cp.dropLeftovers(c, k, dir, found); err != nil {
 		return nil, err
 	}
-	for _, g := range unmatchedOutputs(k.spec.Outputs, found) {
-		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.spec.ID, g, unmatchedHint(dir, g, k.spec.ConfigFile))
+	for _, g := range unmatchedOutputs(k.Spec().Outputs, found) {
+		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.Spec().ID, g, unmatchedHint(dir, g, k.Spec().ConfigFile))
 	}
 	return found, nil
-}
-
-// inputsUnchanged refuses to store when k's input files changed while the
-// task ran: a file written since NewCapture whose content is not the
-// key's (writtenSince), or the files as they are now, read again rather
-// than taken from this run's look, making another key. yours are the
-// user's files under the outputs (project-relative). It returns the look
-// at the files made now.
-func (c *Cache) inputsUnchanged(k *Key, cp *Capture, yours map[string]bool) (*snapshot, error) {
-	isYours := func(p string) bool {
-		rel, in := projectRel(k.spec.RelDir, p)
-		return in && yours[rel]
-	}
-	sameContent := func(f InputFile) bool {
-		st, ok, err := c.sc.hashOne(f.Path, len(f.ID) == 64, time.Now())
-		return ok && err == nil && !st.link && st.id == f.ID && st.exec == f.Exec
-	}
-	if p := writtenSince(c.opts.Root, k.Inputs, cp.inputs, isYours, sameContent); p != "" {
-		return nil, fmt.Errorf("its inputs changed while it ran (%s changed)", p)
-	}
-	snap, err := c.sc.scan(scanDirs(k.spec))
-	if err != nil {
-		return nil, err
-	}
-	now := c.keyNow(k, cp, snap, isYours)
-	if now.InputRoot == k.InputRoot {
-		return snap, nil
-	}
-	change := firstChange(k, now)
-	p, _, _ := strings.Cut(change, " ")
-	switch {
-	case !isYours(p):
-		return nil, fmt.Errorf("its inputs changed while it ran (%s)", change)
-	case tracked(snap, p):
-		return nil, fmt.Errorf("it changed %s, a file of its outputs that git tracks (vx stores no result that changes your files)", p)
-	case snap.git:
-		return nil, fmt.Errorf("it changed %s, a file of its outputs that git would add and vx did not write (add it to .gitignore, or delete it once, for vx to keep it as an output)", p)
-	default:
-		return nil, fmt.Errorf("it changed %s, a file of its outputs that vx did not write (delete it once, for vx to keep it as an output)", p)
-	}
-}
-
-// tracked reports whether snap lists p as a file git tracks.
-func tracked(snap *snapshot, p string) bool {
-	st, _ := snap.get(p)
-	return st.tracked
-}
-
-// keyNow returns k's key from the files in snap, each read again. A file
-// under the outputs is the task's when it is new, or vx wrote it, and git
-// does not track it. A new file the task did not write (it appeared
-// before the task started: the user's) makes the list differ. File times
-// come from a clock that can lag behind time.Now by a tick: a file
-// written within racyTick before the start counts as the task's.
-func (c *Cache) keyNow(k *Key, cp *Capture, snap *snapshot, isYours func(p string) bool) *Key {
-	hash := func(p string) (fileState, bool) {
-		st, ok, err := c.sc.hashOne(p, false, time.Now())
-		return st, ok && err == nil
-	}
-	started := cp.Start.Add(-racyTick).UnixNano()
-	files := c.inputFilesOf(snap, k.spec, nil, hash, func(p string, st fileState) bool {
-		if isYours(p) || st.tracked {
-			return true
-		}
-		if st.produced {
-			return false
-		}
-		fs, err := lstat(filepath.Join(c.opts.Root, filepath.FromSlash(p)))
-		return err == nil && max(fs.ctime, fs.mtime) < started
-	})
-	return keyOf(k.spec, files, c.inputLines(k.spec, files), c.platform(), c.envKey)
 }
 
 // storeBlobs puts in the store the blobs of k's entry: the outputs found
@@ -1248,7 +785,8 @@ func (c *Cache) storeBlobs(k *Key, cp *Capture, found []outputEntry, dir string,
 	if r.StderrDigest, err = c.storeLog(cp.Stderr); err != nil {
 		return nil, err
 	}
-	for _, b := range [][]byte{k.action, k.command, k.manifest()} {
+	action, command, list := k.Parts()
+	for _, b := range [][]byte{action, command, list} {
 		if _, err := c.store.PutBytes(b); err != nil {
 			return nil, err
 		}
@@ -1279,25 +817,12 @@ func (c *Cache) storeEntry(k *Key, r *reapi.ActionResult, data []byte) (bound bo
 
 // noteStored records k's entry, just stored, as its task's last, counts
 // it, and notes in the memo which of its outputs the task owns now.
-func (c *Cache) noteStored(k *Key, r *reapi.ActionResult, snap *snapshot, dir string) {
+func (c *Cache) noteStored(k *Key, r *reapi.ActionResult, snap *key.Snapshot, dir string) {
 	c.store.WriteLast(c.lastUse(k))
 	c.mu.Lock()
 	c.stored++
 	c.mu.Unlock()
-	// The outputs git would add, or all of them without git, are the
-	// task's now, but only as files that appeared while it ran: the user
-	// may have written one of them meanwhile (an editor saving a file
-	// beside tsc's output), so no restore replaces or removes them until
-	// vx itself writes them (memo.stored).
-	for _, p := range outputPaths(r) {
-		rootRel := path.Join(k.spec.RelDir, p)
-		if _, listed := snap.get(rootRel); listed || !snap.git {
-			abs := filepath.Join(dir, filepath.FromSlash(p))
-			if st, err := lstat(abs); err == nil {
-				c.sc.memo.stored(abs, memoKeyOf(st, false))
-			}
-		}
-	}
+	c.keys.NoteStored(k, snap, dir, outputPaths(r))
 }
 
 // startUpload sends k's entry to the remote cache in the background, when
@@ -1311,7 +836,7 @@ func (c *Cache) startUpload(k *Key, r *reapi.ActionResult, data []byte) {
 		defer c.uploads.Done()
 		var rce *remoteCallError
 		if err := c.upload(k, r, data); err != nil && !errors.As(err, &rce) {
-			c.warn("%s: remote cache: upload failed: %v", k.spec.ID, err)
+			c.warn("%s: remote cache: upload failed: %v", k.Spec().ID, err)
 		}
 	}()
 }
@@ -1320,7 +845,7 @@ func (c *Cache) startUpload(k *Key, r *reapi.ActionResult, data []byte) {
 func (c *Cache) upload(k *Key, r *reapi.ActionResult, data []byte) error {
 	ctx, cancel := context.WithTimeout(c.uploadCtx, 5*time.Minute)
 	defer cancel()
-	blobs := append(r.Blobs(), reapi.DigestOf(k.action), k.Command, k.InputRoot)
+	blobs := append(r.Blobs(), k.Action, k.Command, k.InputRoot)
 	missing, err := c.opts.Remote.FindMissingBlobs(ctx, blobs)
 	if err != nil {
 		return fromRemote(err)
@@ -1337,35 +862,15 @@ func (c *Cache) upload(k *Key, r *reapi.ActionResult, data []byte) error {
 	return fromRemote(c.opts.Remote.UpdateActionResult(ctx, k.Action, data))
 }
 
-// firstChange names the first input that differs between two keys.
-func firstChange(before, after *Key) string {
-	old := map[string]string{}
-	for _, f := range before.Inputs {
-		old[f.Path] = f.ID
-	}
-	for _, f := range after.Inputs {
-		if id, ok := old[f.Path]; !ok {
-			return f.Path + " appeared"
-		} else if id != f.ID {
-			return f.Path + " changed"
-		}
-		delete(old, f.Path)
-	}
-	for p := range old {
-		return p + " disappeared"
-	}
-	return "the file list changed"
-}
-
 // lastUse is the record of k as its task's last entry.
 func (c *Cache) lastUse(k *Key) store.LastUse {
-	return store.LastUse{ID: k.spec.ID, Root: c.opts.Root, Action: k.Action, VX: c.opts.Version, Inputs: k.spec.Inputs}
+	return store.LastUse{ID: k.Spec().ID, Root: c.opts.Root, Action: k.Action, VX: c.opts.Version, Inputs: k.Spec().Inputs}
 }
 
 // CloseReadOnly ends a cache that only computed keys (--dry-run): the
 // memo is written and the remote closed, nothing else.
 func (c *Cache) CloseReadOnly() {
-	c.sc.memo.save(filepath.Join(c.store.Dir, "tmp"))
+	c.keys.SaveMemo(filepath.Join(c.store.Dir, "tmp"))
 	if c.opts.Remote != nil {
 		c.opts.Remote.Close()
 	}
@@ -1415,11 +920,11 @@ func (c *Cache) Close() Stats {
 	c.mu.Lock()
 	st := Stats{Hits: c.hits, Misses: c.misses, Stored: c.stored, RemoteHits: c.remoteHits}
 	c.mu.Unlock()
-	c.recordPending()
-	if err := c.sc.memo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	c.keys.RecordPending()
+	if err := c.keys.SaveMemo(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the memo: %v", err)
 	}
-	if err := c.lockMemo.save(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := c.keys.SaveLockMemo(filepath.Join(c.store.Dir, "tmp")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.warn("cache: cannot write the lockfile memo: %v", err)
 	}
 	c.store.WriteLastRun(store.LastRun{Hits: st.Hits, Misses: st.Misses, Stored: st.Stored, RemoteHits: st.RemoteHits})

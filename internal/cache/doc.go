@@ -1,17 +1,28 @@
-// Package cache owns vx's task cache: the key of a task (its script and
-// arguments, its declared environment, its input files, the keys of the
-// tasks it depends on, its platform), shaped as a REAPI v2 Action; the local
-// store of ActionResults over a content-addressed store of SHA-256 blobs;
-// restoring a hit's outputs and replaying its logs; and pruning.
+// Package cache owns vx's task cache as the rest of vx uses it: a task's
+// key, its lookup in the local store and a remote cache, restoring a hit's
+// outputs and replaying its logs, storing a result, and `vx why`. It
+// composes three rooms, as cmd/go keeps its store apart from computing
+// action IDs:
 //
-// Of a lockfile vx reads (internal/lockfile), a key holds its project's
-// resolved closure and the lockfile's global settings, not the file's bytes;
-// of any other (bun.lockb, an unknown format, a parse error), the bytes, as
-// for any input file. See lockkey.go and docs/cache.md, "Lockfiles".
+//   - internal/cache/key computes keys ([key.Computer]): input files, git's
+//     index, globs, lockfile closures, the memo;
+//   - internal/cache/store is the local store's directory: CAS blobs,
+//     action entries, prune, a task's last entry, the secret;
+//   - internal/cache/reapi is the REAPI v2 messages both speak.
+//
+// The store and the key's computation know nothing of each other, and no
+// room knows this package (house_test.go's TestImportRules). names.go gives
+// the rooms' names the rest of vx uses.
+//
+// What is composed here: a lookup reads the local entry, then the remote's
+// (prefetched for the run's keys, remoteLookups at a time); a hit's outputs
+// are restored only over files the task owns (outputs.go, with the key's
+// knowledge of which files vx wrote); a result is stored only when the
+// task's inputs did not change while it ran ([Cache.Save]).
 //
 // One store may serve several checkouts: the git worktrees of a
 // repository share the main worktree's (or, in a bare repository, one in
-// its git directory; see [FindCheckout] and [Checkout.SharedStoreDir],
+// its git directory; see store.FindCheckout and Checkout.SharedStoreDir,
 // which read git's files without running git), and clones may name one
 // directory. Keys hold no absolute path, so such checkouts share entries;
 // a result whose outputs, link targets or logs hold the checkout's

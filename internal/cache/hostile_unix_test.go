@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -108,7 +109,7 @@ func TestLockDirLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock, ok := c.LockTask(&Key{spec: &TaskSpec{ID: "p#build"}})
+	unlock, ok := c.LockTask(key.Compute(&TaskSpec{ID: "p#build"}, nil, nil, nil))
 	if !ok {
 		t.Fatal("LockTask refused")
 	}

@@ -55,7 +55,7 @@ func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 		return func() {}, true
 	}
 	dir := filepath.Join(c.opts.Root, "node_modules", ".cache", "vx-locks")
-	sum := sha256.Sum256([]byte(k.spec.ID))
+	sum := sha256.Sum256([]byte(k.Spec().ID))
 	path := filepath.Join(dir, hex.EncodeToString(sum[:8]))
 	state := c.opts.ProcState
 	if state == nil {
@@ -94,7 +94,7 @@ func (c *Cache) LockTask(k *Key) (unlock func(), ok bool) {
 			pid := filelock.Holder(path)
 			stopped := pid > 0 && state(pid) == ProcStopped
 			if !noticed || stopped {
-				c.warn("%s", lockWaitMessage(k.spec.ID, pid, stopped))
+				c.warn("%s", lockWaitMessage(k.Spec().ID, pid, stopped))
 			}
 			noticed, stopNoticed = true, stopped
 		}

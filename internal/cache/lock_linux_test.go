@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/testdir"
 )
 
@@ -48,7 +49,7 @@ func TestLockHolderStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.LockTask(&Key{spec: &TaskSpec{ID: "p#build"}}); ok {
+	if _, ok := c.LockTask(key.Compute(&TaskSpec{ID: "p#build"}, nil, nil, nil)); ok {
 		t.Fatal("took the lock a stopped vx holds")
 	}
 	pid := strconv.Itoa(cmd.Process.Pid)

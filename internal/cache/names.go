@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 )
@@ -49,10 +50,6 @@ type (
 // whose workspace root is root ([store.CheckoutFile]).
 func CheckoutFile(dir, root, name string) string { return store.CheckoutFile(dir, root, name) }
 
-// maxEntrySize bounds what the cache reads of a store file that has no
-// digest to say its size (the memos).
-const maxEntrySize = store.MaxEntrySize
-
 // Checkout is the git checkout a workspace is in; FindCheckout finds it
 // ([store.FindCheckout]).
 type Checkout = store.Checkout
@@ -60,3 +57,35 @@ type Checkout = store.Checkout
 // FindCheckout returns the checkout the workspace whose root is root is in
 // ([store.FindCheckout]).
 func FindCheckout(root string) Checkout { return store.FindCheckout(root) }
+
+// The key's computation ([key.Computer]): what a key is made of, and the
+// rules of its inputs.
+type (
+	TaskSpec     = key.TaskSpec
+	Key          = key.Key
+	InputFile    = key.InputFile
+	DepKey       = key.DepKey
+	Inputs       = key.Inputs
+	EnvKey       = key.EnvKey
+	InputMatcher = key.InputMatcher
+)
+
+// SigningEnvKey returns the EnvKey derived from a remote cache's signing
+// key ([key.SigningEnvKey]).
+func SigningEnvKey(signingKey string) *EnvKey { return key.SigningEnvKey(signingKey) }
+
+// PublicEnvKey returns the EnvKey every vx knows ([key.PublicEnvKey]).
+func PublicEnvKey() *EnvKey { return key.PublicEnvKey() }
+
+// NewInputMatcher returns the matcher of t's inputs ([key.NewInputMatcher]).
+func NewInputMatcher(t *TaskSpec, store string) *InputMatcher { return key.NewInputMatcher(t, store) }
+
+// InputDirs returns the paths under which t's input files can be
+// ([key.InputDirs]).
+func InputDirs(t *TaskSpec) []string { return key.InputDirs(t) }
+
+// OutputsMatcher returns whether a path is one of the outputs that the
+// globs outputs of the project at relDir match ([key.OutputsMatcher]).
+func OutputsMatcher(outputs []string, relDir string) func(p string) bool {
+	return key.OutputsMatcher(outputs, relDir)
+}

@@ -15,26 +15,12 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/inputfile"
 	"github.com/vxrun/vx/internal/quote"
 )
-
-// safeRel reports whether p is a clean, slash-separated relative path that
-// stays below its base: no "..", no absolute path, no drive, no empty or
-// "." element, no backslash or NUL.
-func safeRel(p string) bool {
-	if p == "" || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00:") || path.Clean(p) != p {
-		return false
-	}
-	for _, e := range strings.Split(p, "/") {
-		if e == ".." || e == "." || e == "" {
-			return false
-		}
-	}
-	return true
-}
 
 // linkStaysInside reports whether a symbolic link at p (relative to the
 // project) with this target points inside the project.
@@ -51,10 +37,10 @@ func linkStaysInside(p, target string) bool {
 func checkPaths(outputs []string, r *reapi.ActionResult) error {
 	seen := map[string]bool{}
 	check := func(p string) error {
-		if !safeRel(p) {
+		if !key.SafeRel(p) {
 			return fmt.Errorf("the entry names the path %q, outside the project", p)
 		}
-		if !matchGlobs(outputs, "", p, true) {
+		if !key.MatchGlobs(outputs, "", p, true) {
 			return fmt.Errorf("the entry names %q, which the task's outputs do not match", p)
 		}
 		if seen[p] {
@@ -142,7 +128,7 @@ func findOutputsAndLeftovers(outputs []string, dir, skip string) (found []output
 			}
 			return nil
 		}
-		if !matchGlobs(outputs, "", rel, true) {
+		if !key.MatchGlobs(outputs, "", rel, true) {
 			return nil
 		}
 		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
@@ -231,7 +217,7 @@ func storeOutputs(st *store.Store, entries []outputEntry, dir string, yours map[
 		if yours[e.rel] {
 			continue
 		}
-		if !safeRel(e.rel) {
+		if !key.SafeRel(e.rel) {
 			// Refused here, once, rather than stored and then refused at
 			// every lookup: an entry must restore on every system, and
 			// Windows has no ':' nor '\' in a file's name.
@@ -488,7 +474,7 @@ func (p *restorePlan) doomDir(abs string) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if !matchGlobs(p.outputs, "", rel, true) {
+		if !key.MatchGlobs(p.outputs, "", rel, true) {
 			return &conflictError{fmt.Sprintf("it would replace the directory %s, which holds %s, a file the outputs do not match",
 				quote.Q(filepath.ToSlash(top)), quote.Q(rel))}
 		}
@@ -658,7 +644,7 @@ func checkParents(outputs []string, dir, rel string, doomed *[]string) error {
 			return fmt.Errorf("refused: %s is a symbolic link; vx restores outputs only through real directories", cur)
 		case !fi.IsDir():
 			p := strings.Join(elems[:i+1], "/")
-			if !matchGlobs(outputs, "", p, true) {
+			if !key.MatchGlobs(outputs, "", p, true) {
 				return fmt.Errorf("refused: %s is a file, not a directory, and not an output", cur)
 			}
 			*doomed = append(*doomed, p)
@@ -768,4 +754,45 @@ func removeTree(dir string) error {
 		}
 	}
 	return nil
+}
+
+// OutputsDigest returns one digest of the files and symbolic links under
+// the project directory dir that the output globs match (paths, contents,
+// permission bits, link targets), found as a store would collect them;
+// store is the store's directory, which is never an output. vx watch
+// compares it before and after a dependency of a dev server ran, to
+// restart the server only when what it serves from changed. "" when
+// outputs is empty.
+func OutputsDigest(outputs []string, dir, store string) (string, error) {
+	if len(outputs) == 0 {
+		return "", nil
+	}
+	entries, err := findOutputs(outputs, dir, filepath.Clean(store))
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
+		fmt.Fprintf(h, "%q %o ", e.rel, e.info.Mode())
+		if e.info.Mode()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(abs)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "-> %q\n", target)
+			continue
+		}
+		f, _, err := inputfile.Open(abs)
+		if err != nil {
+			return "", err
+		}
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte("\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -2,7 +2,6 @@ package cache
 
 import (
 	"encoding/json"
-	"time"
 )
 
 // What a traced run (vx run --trace) found that a task read outside its
@@ -44,18 +43,7 @@ func (c *Cache) readTraced(action Digest) []InputFile {
 
 // FileIDs returns the files at paths (slash-separated, from the root) as
 // they are now, with their ids; a file that is gone has no id.
-func (c *Cache) FileIDs(paths []string) []InputFile {
-	out := make([]InputFile, 0, len(paths))
-	now := time.Now()
-	for _, p := range paths {
-		f := InputFile{Path: p}
-		if st, ok, err := c.sc.hashOne(p, false, now); err == nil && ok {
-			f.ID, f.Exec = st.id, st.exec
-		}
-		out = append(out, f)
-	}
-	return out
-}
+func (c *Cache) FileIDs(paths []string) []InputFile { return c.keys.FileIDs(paths) }
 
 // TracedChanged returns the files that a traced run of k's entry read
 // outside its key and that changed since (or are gone), by path from the

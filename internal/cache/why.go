@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/quote"
@@ -119,14 +120,14 @@ func (c *Cache) NewExplainer(depKey func(id string) *Key) *Explainer {
 // Why is [Cache.Why], each comparison once in x's answers.
 func (x *Explainer) Why(k *Key) *Why {
 	if x.c.Has(k) {
-		return &Why{ID: k.spec.ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}, TracedChanged: x.c.TracedChanged(k)}
+		return &Why{ID: k.Spec().ID, Cache: "hit", Key: k.Action.Hash, Reason: reasonHit, Changes: []Change{}, TracedChanged: x.c.TracedChanged(k)}
 	}
 	return x.explainMiss(k)
 }
 
 func (x *Explainer) explainMiss(k *Key) *Why {
 	c := x.c
-	w := &Why{ID: k.spec.ID, Cache: "miss", Key: k.Action.Hash, Changes: []Change{}}
+	w := &Why{ID: k.Spec().ID, Cache: "miss", Key: k.Action.Hash, Changes: []Change{}}
 	if !c.opts.Read {
 		w.Reason = reasonForced
 		return w
@@ -137,7 +138,7 @@ func (x *Explainer) explainMiss(k *Key) *Why {
 		w.Reason = be.Error()
 		return w
 	}
-	last := c.store.ReadLast(c.opts.Root, k.spec.ID)
+	last := c.store.ReadLast(c.opts.Root, k.Spec().ID)
 	if last == nil {
 		w.Reason = reasonNeverStored
 		return w
@@ -148,7 +149,7 @@ func (x *Explainer) explainMiss(k *Key) *Why {
 		w.Reason = reasonOf(w.Changes)
 		return w
 	}
-	x.seen[k.spec.ID+"\x00"+last.Action.Hash] = true
+	x.seen[k.Spec().ID+"\x00"+last.Action.Hash] = true
 	if err := x.compare(w, k, last.Action.Hash, last); err != nil {
 		w.Reason = "its last entry is gone (pruned)"
 		if !gone(err) {
@@ -201,15 +202,16 @@ func readParts(s *store.Store, h string) (*keyParts, error) {
 
 // partsOf decodes the parts of a key computed in this run.
 func partsOf(k *Key) (*keyParts, error) {
-	a, err := reapi.UnmarshalAction(k.action)
+	action, command, list := k.Parts()
+	a, err := reapi.UnmarshalAction(action)
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := reapi.UnmarshalCommand(k.command)
+	cmd, err := reapi.UnmarshalCommand(command)
 	if err != nil {
 		return nil, err
 	}
-	return &keyParts{a, cmd, parseInputList(k.manifest())}, nil
+	return &keyParts{a, cmd, parseInputList(list)}, nil
 }
 
 // gone reports whether err says that a blob is not in the store.
@@ -261,7 +263,7 @@ func (x *Explainer) compare(w *Why, k *Key, old string, last *store.LastUse) err
 	// Values hashed with another secret cannot be compared: the secret's
 	// change (a platform change above) is the reason, and only variables
 	// added or removed are named.
-	sameSecret := propValue(was.action.Platform, envKeyProperty) == propValue(now.action.Platform, envKeyProperty)
+	sameSecret := propValue(was.action.Platform, key.EnvKeyProperty) == propValue(now.action.Platform, key.EnvKeyProperty)
 	diffProps(was.command.Environment, now.command.Environment, func(name, change, _, _ string) {
 		if change == "modified" && !sameSecret {
 			return
@@ -278,7 +280,7 @@ func (x *Explainer) compare(w *Why, k *Key, old string, last *store.LastUse) err
 			}
 			return g
 		}
-		for _, c := range diffGlobs("inputs", def(last.Inputs), def(k.spec.Inputs)) {
+		for _, c := range diffGlobs("inputs", def(last.Inputs), def(k.Spec().Inputs)) {
 			add(c)
 		}
 	}
@@ -521,7 +523,7 @@ func lineKind(kind, name string) string {
 	case "dep":
 		return "dependency"
 	case "file":
-		if slices.Contains(Lockfiles, name) {
+		if slices.Contains(key.Lockfiles, name) {
 			return "lockfile"
 		}
 	}
@@ -555,7 +557,7 @@ func (c Change) Describe() string {
 	case "entry":
 		return "its entry is gone (pruned) or unusable"
 	case "platform":
-		if c.Name == envKeyProperty && c.Change == "modified" {
+		if c.Name == key.EnvKeyProperty && c.Change == "modified" {
 			return fmt.Sprintf("the secret the variables' values are hashed with changed (%s → %s): their values cannot be compared", quote.Name(old), quote.Name(new))
 		}
 		switch c.Change {
@@ -675,4 +677,29 @@ func reasonOf(ch []Change) string {
 		parts = append(parts[:most], fmt.Sprintf("%d more changes", len(parts)-most))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// lockfileChanges names what changed in a lockfile's closure between two
+// keys, from their descriptions (the digests old and new): the packages
+// and settings; nil when a description is not at hand (then the caller
+// says that the lockfile changed).
+func (c *Cache) lockfileChanges(name, old, new string) []Change {
+	was, now := c.keys.Closure(old), c.keys.Closure(new)
+	if was == nil || now == nil {
+		return nil
+	}
+	var out []Change
+	other := false
+	for _, ch := range diffLists(parseInputList(was), parseInputList(now)) {
+		switch ch.Kind {
+		case "package", "setting":
+			out = append(out, ch)
+		default:
+			other = true // its format or the projects' links
+		}
+	}
+	if other || len(out) == 0 {
+		out = append([]Change{{Kind: "lockfile", Change: "modified", Name: name}}, out...)
+	}
+	return out
 }

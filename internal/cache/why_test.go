@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/vxrun/vx/internal/cache/key"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/testdir"
@@ -19,6 +22,7 @@ import (
 // a time.
 type whyFixture struct {
 	c        *Cache
+	ek       *EnvKey // the values' secret of the keys the fixture makes
 	spec     TaskSpec
 	files    []InputFile
 	platform []reapi.Property
@@ -31,7 +35,7 @@ func newWhyFixture(t *testing.T) *whyFixture {
 		t.Fatal(err)
 	}
 	return &whyFixture{
-		c: c,
+		c: c, ek: c.keys.EnvKey(),
 		spec: TaskSpec{ID: "web#build", RelDir: "web", Argv: []string{"tsc -b"},
 			Env:     []reapi.Property{{Name: "NODE_ENV", Value: "production"}, {Name: "API_URL", Value: "https://api.example.com"}},
 			Outputs: []string{"dist/**"}},
@@ -49,14 +53,14 @@ func newWhyFixture(t *testing.T) *whyFixture {
 func (f *whyFixture) key() *Key {
 	spec := f.spec
 	files := append([]InputFile(nil), f.files...)
-	return keyOf(&spec, files, fileLines(files), f.platform, f.c.envKey)
+	return key.Compute(&spec, files, f.platform, f.ek)
 }
 
 // store stores k as Save does (without outputs): its parts, an entry and
 // the task's record of it.
 func (f *whyFixture) store(t *testing.T, k *Key) {
 	t.Helper()
-	for _, b := range [][]byte{k.action, k.command, k.manifest()} {
+	for _, b := range [][]byte{keyBytesOf(k).action, keyBytesOf(k).command, keyBytesOf(k).manifest} {
 		if _, err := f.c.store.PutBytes(b); err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +258,7 @@ func TestWhyNeverShowsValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"hunter2", "gone-value", "new-value", sha256Hex("hunter2-before"), sha256Hex("hunter2-after"),
-		f.c.envKey.hash("TOKEN", "hunter2-before"), f.c.envKey.hash("TOKEN", "hunter2-after"), "sha256:", "hmac-sha256:"} {
+		envHash(f.ek, "TOKEN", "hunter2-before"), envHash(f.ek, "TOKEN", "hunter2-after"), "sha256:", "hmac-sha256:"} {
 		if strings.Contains(string(out), v) {
 			t.Errorf("%s shows %q", out, v)
 		}
@@ -308,7 +312,7 @@ func TestWhyAfterPrune(t *testing.T) {
 	}
 	// Its parts gone too: nothing to compare with.
 	f.spec.Argv = []string{"other"}
-	for _, d := range []Digest{reapi.DigestOf(k.action), k.Command, k.InputRoot} {
+	for _, d := range []Digest{reapi.DigestOf(keyBytesOf(k).action), k.Command, k.InputRoot} {
 		os.Remove(f.c.store.BlobPath(d))
 	}
 	if w := f.c.Why(f.key(), nil); w.Reason != "its last entry is gone (pruned)" || w.Previous == nil {
@@ -343,29 +347,29 @@ func TestWhyAfterPrune(t *testing.T) {
 func TestWhyFormat(t *testing.T) {
 	f := newWhyFixture(t)
 	k := f.key()
-	a, err := reapi.UnmarshalAction(k.action)
+	a, err := reapi.UnmarshalAction(keyBytesOf(k).action)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Salt = []byte("vx-cache-0")
-	header, rest, _ := strings.Cut(string(k.manifest()), "\n")
+	header, rest, _ := strings.Cut(string(keyBytesOf(k).manifest), "\n")
 	old := "vx inputs 0\n" + rest
 	a.InputRootDigest = reapi.DigestOf([]byte(old))
 	ab := a.Marshal()
-	for _, b := range [][]byte{ab, k.command, []byte(old)} {
+	for _, b := range [][]byte{ab, keyBytesOf(k).command, []byte(old)} {
 		f.c.store.PutBytes(b)
 	}
 	f.c.store.UpdateActionResult(reapi.DigestOf(ab), (&reapi.ActionResult{}).Marshal())
 	f.c.store.WriteLast(store.LastUse{ID: "web#build", Root: "/src/ws", Action: reapi.DigestOf(ab), VX: "v0.9.0"})
 	w := f.c.Why(k, nil)
 	want := []Change{
-		{Kind: "format", Change: "modified", Name: "key", Old: []string{"vx-cache-0"}, New: []string{FormatVersion}},
+		{Kind: "format", Change: "modified", Name: "key", Old: []string{"vx-cache-0"}, New: []string{key.FormatVersion}},
 		{Kind: "format", Change: "modified", Name: "input list", Old: []string{"vx inputs 0"}, New: []string{header}},
 	}
 	if diff := cmp.Diff(want, w.Changes); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
 	}
-	if !strings.HasPrefix(w.Reason, "vx's key format changed (vx-cache-0 → "+FormatVersion+"): every entry misses") || w.Previous.VX != "v0.9.0" {
+	if !strings.HasPrefix(w.Reason, "vx's key format changed (vx-cache-0 → "+key.FormatVersion+"): every entry misses") || w.Previous.VX != "v0.9.0" {
 		t.Errorf("reason %q, previous %+v", w.Reason, w.Previous)
 	}
 }
@@ -390,10 +394,10 @@ func TestWhyDependencyChain(t *testing.T) {
 		for _, tk := range chain {
 			spec := &TaskSpec{ID: tk.id, RelDir: strings.Split(tk.id, "#")[0], Argv: []string{"tsc"}}
 			if prev != nil {
-				spec.Deps = []DepKey{{ID: prev.spec.ID, Action: prev.Action}}
+				spec.Deps = []DepKey{{ID: prev.Spec().ID, Action: prev.Action}}
 			}
 			files := []InputFile{tk.file}
-			prev = keyOf(spec, files, fileLines(files), f.platform, f.c.envKey)
+			prev = key.Compute(spec, files, f.platform, f.ek)
 			m[tk.id] = prev
 		}
 		return m
@@ -450,15 +454,19 @@ func TestWhyManyFiles(t *testing.T) {
 }
 
 func TestParseInputList(t *testing.T) {
-	k := keyOf(&TaskSpec{ID: "x#t", RelDir: "x", Deps: []DepKey{{ID: "we\"ird#t", Action: reapi.DigestOf([]byte("d"))}}},
-		[]InputFile{{Path: "x/a b\"c\n.txt", ID: "abc", Exec: true}}, nil, nil, nil)
-	k = keyOf(k.spec, k.Inputs, fileLines(k.Inputs), nil, nil)
-	l := parseInputList(k.manifest())
-	header, _, _ := strings.Cut(string(k.manifest()), "\n")
+	k := key.Compute(&TaskSpec{ID: "x#t", RelDir: "x", Deps: []DepKey{{ID: "we\"ird#t", Action: reapi.DigestOf([]byte("d"))}}},
+		[]InputFile{{Path: "x/a b\"c\n.txt", ID: "abc", Exec: true}}, nil, nil)
+	l := parseInputList(keyBytesOf(k).manifest)
+	header, _, _ := strings.Cut(string(keyBytesOf(k).manifest), "\n")
 	want := inputList{header: header,
 		lines: map[string]string{"dep\x00we\"ird#t": reapi.DigestOf([]byte("d")).Hash, "file\x00x/a b\"c\n.txt": "abc x"},
 		keys:  []string{"dep\x00we\"ird#t", "file\x00x/a b\"c\n.txt"}}
 	if diff := cmp.Diff(want, l, cmp.AllowUnexported(inputList{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+func sha256Hex(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(sum[:])
 }

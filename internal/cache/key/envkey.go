@@ -1,12 +1,10 @@
-package cache
+package key
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
-
-	"github.com/vxrun/vx/internal/cache/store"
 )
 
 // EnvKey is the secret the values of a key's variables are hashed with:
@@ -19,8 +17,8 @@ import (
 // machines share keys (docs/cache.md, "Declared values"):
 //   - [SigningEnvKey]: derived from the remote cache's signing key, shared
 //     by the team's machines and CI, which then share entries;
-//   - the store's own random secret ([store.Store.Secret]), for a machine
-//     without a remote cache;
+//   - [StoreEnvKey]: the store's own random secret, for a machine without a
+//     remote cache;
 //   - [PublicEnvKey]: a secret everyone knows, for a remote cache without a
 //     signing key: machines share entries, and anyone who reads a key can
 //     check a guess of a value in it.
@@ -37,8 +35,8 @@ type EnvKey struct {
 	seen map[string]string // name NUL value → hash: a run's tasks share most of their variables
 }
 
-// envKeyProperty is the platform property that names the EnvKey of a key.
-const envKeyProperty = "env-key"
+// EnvKeyProperty is the platform property that names the EnvKey of a key.
+const EnvKeyProperty = "env-key"
 
 func newEnvKey(source string, secret []byte) *EnvKey {
 	m := hmac.New(sha256.New, secret)
@@ -105,14 +103,9 @@ func hideArgs(ek *EnvKey, args []string) []string {
 // variables' values ("hmac-sha256:..."), so that a --password=... never
 // reaches the store, a remote cache or a report in plain text, and the key
 // still changes with it.
-func (c *Cache) HideArg(a string) string { return c.envKey.hash(argName, a) }
+func (c *Computer) HideArg(a string) string { return c.envKey.hash(argName, a) }
 
-// storeEnvKey returns the EnvKey of the store's own secret
-// ([store.Store.Secret]), for a machine without a remote cache.
-func storeEnvKey(s *store.Store) (*EnvKey, error) {
-	secret, err := s.Secret()
-	if err != nil {
-		return nil, err
-	}
-	return newEnvKey("store", secret), nil
-}
+// StoreEnvKey returns the EnvKey of a store's own secret
+// (internal/cache/store's Store.Secret), for a machine without a remote
+// cache: 32 random bytes that only this machine's runs know.
+func StoreEnvKey(secret []byte) *EnvKey { return newEnvKey("store", secret) }

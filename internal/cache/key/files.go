@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ type fileState struct {
 	// runs: scanGit replaces it by the submodule's files.
 	gitlink bool
 	tracked bool // git tracks the file
-	link    bool // a symbolic link: its id is its target's text (see [Cache.Inputs])
+	link    bool // a symbolic link: its id is its target's text (see [Computer.Inputs])
 	// produced marks a file vx wrote as an output (restored or stored, see
 	// memo.wrote) and that did not change since. Only an untracked file
 	// can be one.

@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"errors"
@@ -372,7 +372,7 @@ func TestPreparedScope(t *testing.T) {
 				return &TaskSpec{ID: p + "#build", RelDir: "packages/" + p, Argv: []string{"build"}, Inputs: []string{"src/**", "//scripts/**"}}
 			}
 			keys := func(scope []*TaskSpec) map[string]string {
-				c, err := New(Options{Dir: testdir.New(t), Root: r.root, Environ: r.env, Read: true, EnvKey: PublicEnvKey()})
+				c, err := newTestComputer(cacheOptions{Dir: testdir.New(t), Root: r.root, Environ: r.env, Read: true, EnvKey: PublicEnvKey()})
 				if err != nil {
 					t.Fatal(err)
 				}

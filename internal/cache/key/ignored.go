@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"io/fs"
@@ -143,7 +143,7 @@ func ignoredInputs(sc *scanner, w *walks, snap *snapshot, t *TaskSpec, hash func
 			p = path.Join(t.RelDir, p)
 		}
 		base, depth := walkScope(p)
-		if !safeRel(base) && base != "." {
+		if !SafeRel(base) && base != "." {
 			continue
 		}
 		for _, f := range w.files(sc, base, depth) {

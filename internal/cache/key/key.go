@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"crypto/sha256"
@@ -30,7 +30,7 @@ type TaskSpec struct {
 	Argv []string
 	// Args are the arguments after --: they follow Argv in the key's
 	// Command, each hashed with the secret of the variables' values
-	// ([Cache.HideArg]), never in plain text (a --password=...).
+	// ([Computer.HideArg]), never in plain text (a --password=...).
 	Args []string
 	// Env holds the variables of the task's environment that its key
 	// holds, with the values it holds (run decides which and how: the
@@ -415,7 +415,7 @@ func keyOf(t *TaskSpec, files []InputFile, lines []byte, platform []reapi.Proper
 	if node == "" {
 		node = "none"
 	}
-	k.Platform = append(k.Platform, reapi.Property{Name: "node-version", Value: node}, reapi.Property{Name: envKeyProperty, Value: ek.Name})
+	k.Platform = append(k.Platform, reapi.Property{Name: "node-version", Value: node}, reapi.Property{Name: EnvKeyProperty, Value: ek.Name})
 	sort.Slice(k.Platform, func(i, j int) bool { return k.Platform[i].Name < k.Platform[j].Name })
 	a := &reapi.Action{CommandDigest: k.Command, InputRootDigest: k.InputRoot, Salt: []byte(FormatVersion), Platform: k.Platform}
 	k.action = a.Marshal()

@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ type lockParse struct {
 // lockState returns the parse of the lockfile p whose content has the
 // git blob id id, reading it once per run (yarn classic's with the
 // projects' manifests, also read once per run).
-func (c *Cache) lockState(p, id string) *lockParse {
+func (c *Computer) lockState(p, id string) *lockParse {
 	v, _ := c.locks.LoadOrStore(p+"\x00"+id, &lockParse{})
 	lp := v.(*lockParse)
 	lp.once.Do(func() {
@@ -74,7 +74,7 @@ func (c *Cache) lockState(p, id string) *lockParse {
 
 // parseLockfile reads and parses the lockfile p (from the root), checking
 // that its content is the one whose id the key's file list holds.
-func (c *Cache) parseLockfile(p, id string) (*lockfile.Lockfile, error) {
+func (c *Computer) parseLockfile(p, id string) (*lockfile.Lockfile, error) {
 	if strings.HasSuffix(p, ".lockb") || strings.HasPrefix(id, "changing-") || strings.Contains(id, ":") {
 		return nil, lockfile.ErrUnsupported
 	}
@@ -119,7 +119,7 @@ type yarnWorkspace struct {
 }
 
 // yarnManifests reads the projects' manifests (Options.Projects).
-func (c *Cache) yarnManifests() *yarnWorkspace {
+func (c *Computer) yarnManifests() *yarnWorkspace {
 	ws := &c.yarnWS
 	ws.once.Do(func() {
 		dirs := slices.Clone(c.opts.Projects)
@@ -150,7 +150,7 @@ func (c *Cache) yarnManifests() *yarnWorkspace {
 // lockMemoID is what the memo knows the lockfile f's closures by: its
 // content id, and for yarn.lock (read with the projects' manifests when
 // it is yarn classic's) the digest of the manifests' dependencies.
-func (c *Cache) lockMemoID(f InputFile) string {
+func (c *Computer) lockMemoID(f InputFile) string {
 	if f.Path != "yarn.lock" || c.opts.Projects == nil {
 		return f.ID
 	}
@@ -193,7 +193,7 @@ func appendVersion(b []byte, v string) []byte {
 // when f is keyed by its bytes (then the reason is said once, in a dry run:
 // --dry-run, vx why). The closure's description is remembered across runs
 // ([lockMemo]): a warm run reads no lockfile.
-func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
+func (c *Computer) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 	// The project's closure, and those of the workspace dependencies
 	// whose files the key holds (SourceDeps): their links may be missing
 	// from the lockfile (pnpm's excludeLinksFromLockfile is refused, but a
@@ -218,7 +218,7 @@ func (c *Cache) lockLines(t *TaskSpec, f InputFile) ([]byte, bool) {
 		}
 	}
 	if ok {
-		if _, err := os.Stat(c.store.BlobPath(d)); err == nil {
+		if c.store.HasBlob(d) {
 			return lockLine(d, f.Path), true
 		}
 	}
@@ -283,7 +283,7 @@ func lockLine(d Digest, p string) []byte {
 
 // closure returns the closure's description whose digest is h: one this
 // run made, or the store's; nil when neither has it.
-func (c *Cache) closure(h string) []byte {
+func (c *Computer) closure(h string) []byte {
 	if b, ok := c.closures.Load(h); ok {
 		return b.([]byte)
 	}
@@ -343,7 +343,7 @@ func describeLock(dr *lockfile.Describer, p string, dirs []string) []byte {
 
 // inputLines returns the input list's lines for t's files: fileLines, but
 // for the lockfiles vx reads, which hold t's project's closure.
-func (c *Cache) inputLines(t *TaskSpec, files []InputFile) []byte {
+func (c *Computer) inputLines(t *TaskSpec, files []InputFile) []byte {
 	n := 0
 	for _, f := range files {
 		n += len(f.Path) + len(f.ID) + 16 // "file ", " - ", quotes, "\n"
@@ -476,29 +476,4 @@ func (m *lockMemo) save(tmpDir string) error {
 	}
 	m.dirty = false
 	return nil
-}
-
-// lockfileChanges names what changed in a lockfile's closure between two
-// keys, from their descriptions (the digests old and new): the packages
-// and settings; nil when a description is not at hand (then the caller
-// says that the lockfile changed).
-func (c *Cache) lockfileChanges(name, old, new string) []Change {
-	was, now := c.closure(old), c.closure(new)
-	if was == nil || now == nil {
-		return nil
-	}
-	var out []Change
-	other := false
-	for _, ch := range diffLists(parseInputList(was), parseInputList(now)) {
-		switch ch.Kind {
-		case "package", "setting":
-			out = append(out, ch)
-		default:
-			other = true // its format or the projects' links
-		}
-	}
-	if other || len(out) == 0 {
-		out = append([]Change{{Kind: "lockfile", Change: "modified", Name: name}}, out...)
-	}
-	return out
 }

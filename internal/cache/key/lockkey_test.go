@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // lockFixture is a workspace root holding a lockfile from
 // internal/lockfile/testdata (web depends on ui, ui on util).
 type lockFixture struct {
-	c    *Cache
+	c    *Computer
 	root string
 	name string
 	warn *bytes.Buffer
@@ -26,12 +26,12 @@ func newLockFixture(t testing.TB, name, fixture string, dryRun bool) *lockFixtur
 	t.Helper()
 	root := testdir.New(t)
 	var warn bytes.Buffer
-	c, err := New(Options{Dir: testdir.New(t), Root: root, Read: true, Write: !dryRun, DryRun: dryRun, Warn: &warn})
+	c, err := newTestComputer(cacheOptions{Dir: testdir.New(t), Root: root, Read: true, Write: !dryRun, DryRun: dryRun, Warn: &warn})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &lockFixture{c: c, root: root, name: name, warn: &warn}
-	b, err := os.ReadFile(filepath.Join("..", "lockfile", "testdata", fixture))
+	b, err := os.ReadFile(filepath.Join("..", "..", "lockfile", "testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestLockfileKeyPerProject(t *testing.T) {
 			if !strings.Contains(desc, "\npackage 4.17.15,4.17.20 ") || !strings.Contains(desc, `"lodash"`) {
 				t.Errorf("web's lodash line, the alias's version too:\n%s", desc)
 			}
-			if got := f.c.store.BlobPath(Digest{Hash: hash}); !fileExists(got) {
+			if got := f.st().BlobPath(Digest{Hash: hash}); !fileExists(got) {
 				t.Errorf("the description is not in the store (%s)", got)
 			}
 			f.write(t, strings.ReplaceAll(f.text(t), tc.bump, tc.bumped))
@@ -155,30 +155,6 @@ func TestLockfileKeyChangedWhileRead(t *testing.T) {
 	}
 }
 
-func TestWhyNamesPackages(t *testing.T) {
-	f := newLockFixture(t, "pnpm-lock.yaml", "pnpm-v9.yaml", false)
-	spec := &TaskSpec{ID: "web#build", RelDir: "apps/web", Argv: []string{"build"}}
-	key := func() *Key {
-		files := []InputFile{f.file(t)}
-		return keyOf(spec, files, f.c.inputLines(spec, files), nil, f.c.envKey)
-	}
-	w := &whyFixture{c: f.c}
-	w.store(t, key())
-	for _, tc := range []struct{ from, to, reason string }{
-		{"4.17.20", "4.17.21", "dependency lodash 4.17.20 → 4.17.21"},
-		{"18.2.0", "18.3.1", "dependency react 18.2.0 → 18.3.1 and 1 more package"},
-		{"js-tokens: 4.0.0\n\nimporters", "js-tokens: ^4.0.0\n\nimporters", "lockfile setting overrides changed"},
-		{"sha512-PlhdFcillOINfeV7", "sha512-XlhdFcillOINfeV7", "dependency lodash 4.17.15,4.17.21 resolved differently (integrity, source or its dependencies)"},
-	} {
-		f.write(t, strings.Replace(f.text(t), tc.from, tc.to, -1))
-		k := key()
-		if got := f.c.Why(k, nil).Reason; got != tc.reason {
-			t.Errorf("%s → %s: reason %q, want %q", tc.from, tc.to, got, tc.reason)
-		}
-		w.store(t, k)
-	}
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -195,7 +171,7 @@ func TestLockfileMemo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.root, f.name), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	c2, err := newTestComputer(cacheOptions{Dir: f.c.storeDir(), Root: f.root, Read: true, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +180,8 @@ func TestLockfileMemo(t *testing.T) {
 	}
 	// Its description pruned: computed again (from the lockfile, now
 	// unreadable: the whole file).
-	os.Remove(c2.store.BlobPath(Digest{Hash: strings.Fields(first)[1]}))
-	c3, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	os.Remove(f.st().BlobPath(Digest{Hash: strings.Fields(first)[1]}))
+	c3, err := newTestComputer(cacheOptions{Dir: f.c.storeDir(), Root: f.root, Read: true, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +198,7 @@ func BenchmarkLockfileLineWarm(b *testing.B) {
 	file := f.file(b)
 	f.c.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})
 	f.c.Close()
-	c, err := New(Options{Dir: f.c.store.Dir, Root: f.root, Read: true, Write: true})
+	c, err := newTestComputer(cacheOptions{Dir: f.c.storeDir(), Root: f.root, Read: true, Write: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cache
+package key
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func newYarnFixture(t *testing.T, dryRun bool) *lockFixture {
 	t.Helper()
 	root := testdir.New(t)
 	for _, dir := range yarnDirs {
-		b, err := os.ReadFile(filepath.Join("..", "lockfile", "testdata", "yarn", dir, "package.json"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "lockfile", "testdata", "yarn", dir, "package.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +28,7 @@ func newYarnFixture(t *testing.T, dryRun bool) *lockFixture {
 	}
 	f := &lockFixture{root: root, name: "yarn.lock", warn: &bytes.Buffer{}}
 	f.c = f.open(t, testdir.New(t), dryRun)
-	b, err := os.ReadFile(filepath.Join("..", "lockfile", "testdata", "yarn", "yarn.lock"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "lockfile", "testdata", "yarn", "yarn.lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +37,9 @@ func newYarnFixture(t *testing.T, dryRun bool) *lockFixture {
 }
 
 // open is a new run's cache on the store dir.
-func (f *lockFixture) open(t *testing.T, dir string, dryRun bool) *Cache {
+func (f *lockFixture) open(t *testing.T, dir string, dryRun bool) *Computer {
 	t.Helper()
-	c, err := New(Options{Dir: dir, Root: f.root, Read: true, Write: !dryRun, DryRun: dryRun, Warn: f.warn, Projects: yarnDirs})
+	c, err := newTestComputer(cacheOptions{Dir: dir, Root: f.root, Read: true, Write: !dryRun, DryRun: dryRun, Warn: f.warn, Projects: yarnDirs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ vx: yarn.lock: "packages/ui" depends on "is-number@^6.1.0", which the lockfile h
 				// a new run, on the same store: the memo holds the closures of
 				// the manifests as they were
 				f.warn.Reset()
-				f.c = f.open(t, f.c.store.Dir, dryRun)
+				f.c = f.open(t, f.c.storeDir(), dryRun)
 				whole := string(fileLines([]InputFile{f.file(t)}))
 				var changed, wholeDirs []string
 				for _, dir := range yarnDirs {
@@ -198,7 +198,7 @@ func TestYarnClassicKeyMemo(t *testing.T) {
 	f.c.Close()
 	file := f.file(t)
 	writeFile(t, filepath.Join(f.root, "yarn.lock"), "garbage")
-	c2 := f.open(t, f.c.store.Dir, false)
+	c2 := f.open(t, f.c.storeDir(), false)
 	if got := string(c2.inputLines(&TaskSpec{ID: "web#build", RelDir: "apps/web"}, []InputFile{file})); got != first {
 		t.Errorf("from the memo %q, want %q", got, first)
 	}
@@ -209,7 +209,7 @@ func TestYarnClassicKeyMemo(t *testing.T) {
 // none to read).
 func TestYarnBerryMemoWithoutManifests(t *testing.T) {
 	f := newLockFixture(t, "yarn.lock", "berry/yarn.lock", false)
-	c := f.open(t, f.c.store.Dir, false) // knows the projects; their package.json files are absent
+	c := f.open(t, f.c.storeDir(), false) // knows the projects; their package.json files are absent
 	spec := &TaskSpec{ID: "web#build", RelDir: "apps/web"}
 	first := string(c.inputLines(spec, []InputFile{f.file(t)}))
 	if !strings.HasPrefix(first, "lockfile ") {
@@ -217,7 +217,7 @@ func TestYarnBerryMemoWithoutManifests(t *testing.T) {
 	}
 	c.Close()
 	for range 2 {
-		c = f.open(t, f.c.store.Dir, false)
+		c = f.open(t, f.c.storeDir(), false)
 		if got := string(c.inputLines(spec, []InputFile{f.file(t)})); got != first {
 			t.Errorf("warm run: %q, want %q", got, first)
 		}
@@ -236,7 +236,7 @@ func TestYarnBerryMemoWithoutManifests(t *testing.T) {
 func BenchmarkYarnClassicManifests(b *testing.B) {
 	root := os.Getenv("VX_BENCH_YARN")
 	if root == "" {
-		root = filepath.Join("..", "lockfile", "testdata", "yarn")
+		root = filepath.Join("..", "..", "lockfile", "testdata", "yarn")
 	}
 	var dirs []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -253,7 +253,7 @@ func BenchmarkYarnClassicManifests(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		c := &Cache{opts: Options{Root: root, Projects: dirs}}
+		c := &Computer{opts: Options{Root: root, Projects: dirs}}
 		if ws := c.yarnManifests(); ws.err != nil {
 			b.Fatal(ws.err)
 		}

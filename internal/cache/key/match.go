@@ -1,21 +1,12 @@
-package cache
+package key
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
-
-	"github.com/vxrun/vx/internal/inputfile"
 )
 
 // An InputMatcher says whether a file is one of a task's input files,
-// by the rules [Cache.Inputs] applies to the files it lists (docs/cache.md):
+// by the rules [Computer.Inputs] applies to the files it lists (docs/cache.md):
 // what `vx watch` asks of each file that changed, so that a file reruns
 // exactly the tasks whose keys it is in.
 type InputMatcher struct {
@@ -103,47 +94,6 @@ func isLockfile(p string) bool {
 func hasGitDir(p string) bool {
 	return p == ".git" || strings.HasPrefix(p, ".git/") ||
 		strings.Contains(p, "/.git/") || strings.HasSuffix(p, "/.git")
-}
-
-// OutputsDigest returns one digest of the files and symbolic links under
-// the project directory dir that the output globs match (paths, contents,
-// permission bits, link targets), found as a store would collect them;
-// store is the store's directory, which is never an output. vx watch
-// compares it before and after a dependency of a dev server ran, to
-// restart the server only when what it serves from changed. "" when
-// outputs is empty.
-func OutputsDigest(outputs []string, dir, store string) (string, error) {
-	if len(outputs) == 0 {
-		return "", nil
-	}
-	entries, err := findOutputs(outputs, dir, filepath.Clean(store))
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, e := range entries {
-		abs := filepath.Join(dir, filepath.FromSlash(e.rel))
-		fmt.Fprintf(h, "%q %o ", e.rel, e.info.Mode())
-		if e.info.Mode()&fs.ModeSymlink != 0 {
-			target, err := os.Readlink(abs)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(h, "-> %q\n", target)
-			continue
-		}
-		f, _, err := inputfile.Open(abs)
-		if err != nil {
-			return "", err
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", err
-		}
-		h.Write([]byte("\n"))
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // OutputsMatcher returns whether a path (slash-separated, from the root)

@@ -1,6 +1,6 @@
 //go:build unix && !(linux && (amd64 || arm64))
 
-package cache
+package key
 
 import "golang.org/x/sys/unix"
 

@@ -1,0 +1,19 @@
+package cache
+
+import "github.com/vxrun/vx/internal/cache/key"
+
+// owner returns the owner of a restore of k's outputs into the project
+// directory dir: the key's computation knows which files there are the
+// task's (key.Computer.NotMine), and records those the restore writes.
+func (c *Cache) owner(k *key.Key, dir string) *owner {
+	return &owner{
+		yours: key.YoursOf(k),
+		mine: func(rels []string) error {
+			if why := c.keys.NotMine(k, dir, rels); why != "" {
+				return &conflictError{why}
+			}
+			return nil
+		},
+		wrote: func(rels []string, fresh []bool) { c.keys.Wrote(k, dir, rels, fresh) },
+	}
+}
