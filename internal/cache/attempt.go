@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/vxrun/vx/internal/cache/key"
+	"github.com/vxrun/vx/internal/cache/outputs"
 	"github.com/vxrun/vx/internal/quote"
 )
 
@@ -76,17 +77,17 @@ func (c *Cache) Retry(k *Key, cp *Capture, dir string) {
 // outputStats returns the metadata of the files k's outputs match under
 // dir.
 func (c *Cache) outputStats(k *Key, dir string) (map[string]key.FileStat, error) {
-	found, err := findOutputs(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir))
+	found, err := outputs.Find(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir))
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]key.FileStat, len(found))
 	for _, e := range found {
-		st, err := key.Lstat(filepath.Join(dir, filepath.FromSlash(e.rel)))
+		st, err := key.Lstat(filepath.Join(dir, filepath.FromSlash(e.Rel)))
 		if err != nil {
 			return nil, err
 		}
-		out[e.rel] = st
+		out[e.Rel] = st
 	}
 	return out, nil
 }
@@ -94,7 +95,7 @@ func (c *Cache) outputStats(k *Key, dir string) (map[string]key.FileStat, error)
 // dropLeftovers leaves out of found (the outputs Save is about to store)
 // the files failed attempts wrote that the passing attempt did not write
 // again, and says so; an error says why nothing may be stored.
-func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEntry) ([]outputEntry, error) {
+func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputs.Entry) ([]outputs.Entry, error) {
 	cp.mu.Lock()
 	a := cp.attempts
 	cp.mu.Unlock()
@@ -108,16 +109,16 @@ func (cp *Capture) dropLeftovers(c *Cache, k *Key, dir string, found []outputEnt
 		return found, nil
 	}
 	var left []string
-	kept := slices.DeleteFunc(found, func(e outputEntry) bool {
-		was, tainted := a.tainted[e.rel]
+	kept := slices.DeleteFunc(found, func(e outputs.Entry) bool {
+		was, tainted := a.tainted[e.Rel]
 		if !tainted {
 			return false
 		}
-		st, err := key.Lstat(filepath.Join(dir, filepath.FromSlash(e.rel)))
+		st, err := key.Lstat(filepath.Join(dir, filepath.FromSlash(e.Rel)))
 		if err == nil && st != was {
 			return false // written again by the passing attempt
 		}
-		left = append(left, e.rel)
+		left = append(left, e.Rel)
 		return true
 	})
 	if len(left) > 0 {

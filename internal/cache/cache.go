@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vxrun/vx/internal/cache/key"
+	"github.com/vxrun/vx/internal/cache/outputs"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 	"github.com/vxrun/vx/internal/nodeprog"
@@ -434,7 +435,7 @@ func (c *Cache) checkResult(k *Key, data []byte) (*reapi.ActionResult, error) {
 	if r.ExitCode != 0 {
 		return nil, fmt.Errorf("the entry is of a run that failed (exit code %d)", r.ExitCode)
 	}
-	if err := checkPaths(k.Spec().Outputs, r); err != nil {
+	if err := outputs.CheckPaths(k.Spec().Outputs, r); err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
 	}
 	return r, nil
@@ -555,12 +556,12 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 		}
 		logs[i] = b
 	}
-	if err := restoreOutputs(c.store, h.key.Spec().Outputs, h.result, dir, c.owner(h.key, dir)); err != nil {
-		var be *blobError
+	if err := outputs.Restore(c.store, h.key.Spec().Outputs, h.result, dir, c.owner(h.key, dir)); err != nil {
+		var be *outputs.BlobError
 		if errors.As(err, &be) {
-			c.dropBlob(be.d, be.err)
+			c.dropBlob(be.Digest, be.Err)
 		}
-		var ce *conflictError
+		var ce *outputs.ConflictError
 		if errors.As(err, &ce) {
 			c.warn("%s: not restored from the cache: %v; running the task", h.key.Spec().ID, err)
 			return err
@@ -594,7 +595,7 @@ func (c *Cache) Restore(h *Hit, dir string, stdout, stderr io.Writer) error {
 // files a restore of k's task left when it was killed, before the task
 // runs: they are never outputs. The caller holds the task's lock.
 func (c *Cache) RemoveLeftovers(k *Key, dir string) {
-	if err := removeLeftovers(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir)); err != nil {
+	if err := outputs.RemoveLeftovers(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir)); err != nil {
 		c.warn("%s: %v", k.Spec().ID, err)
 	}
 }
@@ -757,16 +758,16 @@ func (c *Cache) runWasWhole(cp *Capture) error {
 // and warns of each output glob that matched none: said before the inputs
 // are checked, it may be why an output is taken for an input that changed
 // ("dist" names no file of dist/).
-func (c *Cache) outputsToStore(k *Key, cp *Capture, dir string) ([]outputEntry, error) {
-	found, err := findOutputs(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir))
+func (c *Cache) outputsToStore(k *Key, cp *Capture, dir string) ([]outputs.Entry, error) {
+	found, err := outputs.Find(k.Spec().Outputs, dir, filepath.Clean(c.store.Dir))
 	if err != nil {
 		return nil, err
 	}
 	if found, err = cp.dropLeftovers(c, k, dir, found); err != nil {
 		return nil, err
 	}
-	for _, g := range unmatchedOutputs(k.Spec().Outputs, found) {
-		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.Spec().ID, g, unmatchedHint(dir, g, k.Spec().ConfigFile))
+	for _, g := range outputs.Unmatched(k.Spec().Outputs, found) {
+		c.warn("%s: outputs glob %q matched no file after the task ran%s", k.Spec().ID, g, outputs.UnmatchedHint(dir, g, k.Spec().ConfigFile))
 	}
 	return found, nil
 }
@@ -774,8 +775,8 @@ func (c *Cache) outputsToStore(k *Key, cp *Capture, dir string) ([]outputEntry, 
 // storeBlobs puts in the store the blobs of k's entry: the outputs found
 // under dir but the user's files (yours), both logs, and the key's Action,
 // Command and input list. It returns the result that names them.
-func (c *Cache) storeBlobs(k *Key, cp *Capture, found []outputEntry, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
-	r, err := storeOutputs(c.store, found, dir, yours)
+func (c *Cache) storeBlobs(k *Key, cp *Capture, found []outputs.Entry, dir string, yours map[string]bool) (*reapi.ActionResult, error) {
+	r, err := outputs.Store(c.store, found, dir, yours)
 	if err != nil {
 		return nil, err
 	}

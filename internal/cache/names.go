@@ -2,6 +2,7 @@ package cache
 
 import (
 	"github.com/vxrun/vx/internal/cache/key"
+	"github.com/vxrun/vx/internal/cache/outputs"
 	"github.com/vxrun/vx/internal/cache/reapi"
 	"github.com/vxrun/vx/internal/cache/store"
 )
@@ -86,6 +87,12 @@ func InputDirs(t *TaskSpec) []string { return key.InputDirs(t) }
 
 // OutputsMatcher returns whether a path is one of the outputs that the
 // globs outputs of the project at relDir match ([key.OutputsMatcher]).
-func OutputsMatcher(outputs []string, relDir string) func(p string) bool {
-	return key.OutputsMatcher(outputs, relDir)
+func OutputsMatcher(globs []string, relDir string) func(p string) bool {
+	return key.OutputsMatcher(globs, relDir)
+}
+
+// OutputsDigest returns one digest of the files and symbolic links under
+// the project directory dir that the output globs match ([outputs.Hash]).
+func OutputsDigest(globs []string, dir, storeDir string) (string, error) {
+	return outputs.Hash(globs, dir, storeDir)
 }
