@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"github.com/vxrun/vx/internal/testtool"
 	"io"
 	"os"
 	"path/filepath"
@@ -114,20 +115,20 @@ func TestInputLeftAloneIsStored(t *testing.T) {
 // project or from the root); "**" and the default set leave it out, as do
 // node_modules and the task's outputs.
 func TestIgnoredInputs(t *testing.T) {
-	r := newGitRepo(t)
-	r.write(".gitignore", ".env*\n*.log\ndist/\ngenerated/\nnode_modules/\n", 0o644)
-	r.write(".env", "ROOT=1\n", 0o644)
-	r.write("p/package.json", `{"name":"p"}`, 0o644)
-	r.write("p/src/a.ts", "a\n", 0o644)
-	r.git("add", "-A")
-	r.git("commit", "-qm", "base")
-	r.write("p/.env.local", "KEY=1\n", 0o644)
-	r.write("p/.env.production.local", "KEY=2\n", 0o644)
-	r.write("p/src/debug.log", "log\n", 0o644)
-	r.write("p/src/generated/api.ts", "generated\n", 0o644)
-	r.write("p/dist/a.js", "built\n", 0o644)
-	r.write("p/node_modules/x/.env", "no\n", 0o644)
-	r.write("p/deep/er/.env.local", "deep\n", 0o644)
+	r := testtool.NewGitRepo(t)
+	r.Write(".gitignore", ".env*\n*.log\ndist/\ngenerated/\nnode_modules/\n", 0o644)
+	r.Write(".env", "ROOT=1\n", 0o644)
+	r.Write("p/package.json", `{"name":"p"}`, 0o644)
+	r.Write("p/src/a.ts", "a\n", 0o644)
+	r.Git("add", "-A")
+	r.Git("commit", "-qm", "base")
+	r.Write("p/.env.local", "KEY=1\n", 0o644)
+	r.Write("p/.env.production.local", "KEY=2\n", 0o644)
+	r.Write("p/src/debug.log", "log\n", 0o644)
+	r.Write("p/src/generated/api.ts", "generated\n", 0o644)
+	r.Write("p/dist/a.js", "built\n", 0o644)
+	r.Write("p/node_modules/x/.env", "no\n", 0o644)
+	r.Write("p/deep/er/.env.local", "deep\n", 0o644)
 	tests := []struct {
 		name   string
 		inputs []string
@@ -145,7 +146,7 @@ func TestIgnoredInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := New(Options{Dir: testdir.New(t), Root: r.root, Environ: r.env, Read: true})
+			c, err := New(Options{Dir: testdir.New(t), Root: r.Root, Environ: r.Env, Read: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,16 +251,16 @@ func TestHitKeepsYourFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newGitRepo(t)
-			tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
-			r.write(".gitignore", "node_modules/\n.eslintcache\n/p/src/a.js\n", 0o644)
-			r.write("p/package.json", `{"name": "p"}`, 0o644)
-			r.write("p/src/a.ts", "export const a = 1\n", 0o644)
-			r.write("p/src/hand.js", "hand-written\n", 0o644)
-			r.write("p/README.md", "readme\n", 0o644)
-			r.write("p/eslint-suppressions.json", "{}\n", 0o644)
-			r.git("add", "-A")
-			r.git("commit", "-qm", "base")
+			r := testtool.NewGitRepo(t)
+			tr := &taskRunner{t: t, root: r.Root, env: r.Env, store: testdir.New(t)}
+			r.Write(".gitignore", "node_modules/\n.eslintcache\n/p/src/a.js\n", 0o644)
+			r.Write("p/package.json", `{"name": "p"}`, 0o644)
+			r.Write("p/src/a.ts", "export const a = 1\n", 0o644)
+			r.Write("p/src/hand.js", "hand-written\n", 0o644)
+			r.Write("p/README.md", "readme\n", 0o644)
+			r.Write("p/eslint-suppressions.json", "{}\n", 0o644)
+			r.Git("add", "-A")
+			r.Git("commit", "-qm", "base")
 			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: tt.outputs}
 			runs := 0
 			task := func() {
@@ -296,13 +297,13 @@ func TestHitKeepsYourFiles(t *testing.T) {
 // not removed by the restore: vx asks git, which would add it, so the
 // restore is refused, the project left as it was, and the task runs.
 func TestRestoreRefusesAFileThatAppeared(t *testing.T) {
-	r := newGitRepo(t)
-	tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
-	r.write(".gitignore", "/p/src/a.js\n", 0o644)
-	r.write("p/package.json", `{"name": "p"}`, 0o644)
-	r.write("p/src/a.ts", "v1\n", 0o644)
-	r.git("add", "-A")
-	r.git("commit", "-qm", "base")
+	r := testtool.NewGitRepo(t)
+	tr := &taskRunner{t: t, root: r.Root, env: r.Env, store: testdir.New(t)}
+	r.Write(".gitignore", "/p/src/a.js\n", 0o644)
+	r.Write("p/package.json", `{"name": "p"}`, 0o644)
+	r.Write("p/src/a.ts", "v1\n", 0o644)
+	r.Git("add", "-A")
+	r.Git("commit", "-qm", "base")
 	spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"src/**/*.js"}}
 	task := func() { tr.write("p/src/a.js", "compiled "+tr.read("p/src/a.ts")) }
 	tr.run(spec, task)
@@ -332,18 +333,18 @@ func TestRestoreRefusesAFileThatAppeared(t *testing.T) {
 func TestRestoreRemovesWhatVxWrote(t *testing.T) {
 	for _, useGit := range []bool{true, false} {
 		t.Run(map[bool]string{true: "outputs git would add", false: "no git"}[useGit], func(t *testing.T) {
-			r := &gitRepo{t: t, root: testdir.New(t), env: []string{"PATH=" + os.Getenv("PATH")}}
+			r := &testtool.GitRepo{T: t, Root: testdir.New(t), Env: []string{"PATH=" + os.Getenv("PATH")}}
 			if useGit {
-				r = newGitRepo(t)
+				r = testtool.NewGitRepo(t)
 			}
-			tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
-			r.write("p/package.json", `{"name": "p"}`, 0o644)
-			r.write("p/src.txt", "v1", 0o644)
-			r.write("p/out/mine.txt", "the user's\n", 0o644)
+			tr := &taskRunner{t: t, root: r.Root, env: r.Env, store: testdir.New(t)}
+			r.Write("p/package.json", `{"name": "p"}`, 0o644)
+			r.Write("p/src.txt", "v1", 0o644)
+			r.Write("p/out/mine.txt", "the user's\n", 0o644)
 			if useGit {
-				r.git("add", "-A")
-				r.git("commit", "-qm", "base")
-				r.git("rm", "-q", "--cached", "p/out/mine.txt") // untracked, not ignored
+				r.Git("add", "-A")
+				r.Git("commit", "-qm", "base")
+				r.Git("rm", "-q", "--cached", "p/out/mine.txt") // untracked, not ignored
 			}
 			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"out/**"}}
 			task := func() {
@@ -353,7 +354,7 @@ func TestRestoreRemovesWhatVxWrote(t *testing.T) {
 			}
 			rm := func(names ...string) {
 				for _, n := range names {
-					os.Remove(filepath.Join(r.root, "p/out", n))
+					os.Remove(filepath.Join(r.Root, "p/out", n))
 				}
 			}
 			state := func() map[string]string {
@@ -419,16 +420,16 @@ func TestRestoreRemovesWhatVxWrote(t *testing.T) {
 func TestFileSavedDuringTheRun(t *testing.T) {
 	for _, useGit := range []bool{true, false} {
 		t.Run(map[bool]string{true: "git", false: "no git"}[useGit], func(t *testing.T) {
-			r := &gitRepo{t: t, root: testdir.New(t), env: []string{"PATH=" + os.Getenv("PATH")}}
+			r := &testtool.GitRepo{T: t, Root: testdir.New(t), Env: []string{"PATH=" + os.Getenv("PATH")}}
 			if useGit {
-				r = newGitRepo(t)
+				r = testtool.NewGitRepo(t)
 			}
-			tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
-			r.write("p/package.json", `{"name": "p"}`, 0o644)
-			r.write("p/src/a.ts", "v1\n", 0o644)
+			tr := &taskRunner{t: t, root: r.Root, env: r.Env, store: testdir.New(t)}
+			r.Write("p/package.json", `{"name": "p"}`, 0o644)
+			r.Write("p/src/a.ts", "v1\n", 0o644)
 			if useGit {
-				r.git("add", "-A")
-				r.git("commit", "-qm", "base")
+				r.Git("add", "-A")
+				r.Git("commit", "-qm", "base")
 			}
 			spec := &TaskSpec{ID: "p#build", RelDir: "p", Argv: []string{"build"}, Outputs: []string{"src/**/*.js"}}
 			tsc := func() { tr.write("p/src/a.js", "compiled "+tr.read("p/src/a.ts")) }
@@ -456,14 +457,14 @@ func TestFileSavedDuringTheRun(t *testing.T) {
 // one that writes the same content again is stored.
 func TestTaskChangingYourFileIsNotStored(t *testing.T) {
 	for _, tracked := range []bool{true, false} {
-		r := newGitRepo(t)
-		tr := &taskRunner{t: t, root: r.root, env: r.env, store: testdir.New(t)}
-		r.write("p/package.json", `{"name": "p"}`, 0o644)
-		r.write("p/gen.json", "{}\n", 0o644)
-		r.git("add", "-A")
-		r.git("commit", "-qm", "base")
+		r := testtool.NewGitRepo(t)
+		tr := &taskRunner{t: t, root: r.Root, env: r.Env, store: testdir.New(t)}
+		r.Write("p/package.json", `{"name": "p"}`, 0o644)
+		r.Write("p/gen.json", "{}\n", 0o644)
+		r.Git("add", "-A")
+		r.Git("commit", "-qm", "base")
 		if !tracked {
-			r.git("rm", "-q", "--cached", "p/gen.json")
+			r.Git("rm", "-q", "--cached", "p/gen.json")
 		}
 		spec := &TaskSpec{ID: "p#gen", RelDir: "p", Argv: []string{"gen"}, Outputs: []string{"gen.json"}}
 		hit, warn := tr.run(spec, func() { tr.write("p/gen.json", "{}\n") })
@@ -471,7 +472,7 @@ func TestTaskChangingYourFileIsNotStored(t *testing.T) {
 			t.Errorf("tracked %v, same content written again: hit %v, warnings %q; want it stored", tracked, hit, warn)
 		}
 		tr.run(spec, func() {}) // a hit
-		r.write("p/src.txt", "x", 0o644)
+		r.Write("p/src.txt", "x", 0o644)
 		_, warn = tr.run(spec, func() { tr.write("p/gen.json", `{"generated": true}`) })
 		want := "vx: p#gen: not cached: it changed p/gen.json, a file of its outputs that git tracks (vx stores no result that changes your files)\n"
 		if !tracked {

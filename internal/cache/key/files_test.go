@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"github.com/vxrun/vx/internal/testtool"
 	"maps"
 	"os"
 	"path/filepath"
@@ -79,11 +80,11 @@ func gitBlobID(content string) string {
 // diskStates returns the states the key must give the files at rels (from
 // the root of r): the git blob id of what is on the disk and its
 // executable bit; a file that is not there is left out.
-func (r *gitRepo) diskStates(rels ...string) map[string]fileState {
-	r.t.Helper()
+func diskStates(r *testtool.GitRepo, rels ...string) map[string]fileState {
+	r.T.Helper()
 	m := map[string]fileState{}
 	for _, rel := range rels {
-		p := filepath.Join(r.root, filepath.FromSlash(rel))
+		p := filepath.Join(r.Root, filepath.FromSlash(rel))
 		fi, err := os.Lstat(p)
 		if err != nil {
 			continue
@@ -95,7 +96,7 @@ func (r *gitRepo) diskStates(rels ...string) map[string]fileState {
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
-			r.t.Fatal(err)
+			r.T.Fatal(err)
 		}
 		m[rel] = fileState{id: gitBlobID(string(b)), exec: diskExec && fi.Mode()&0o100 != 0}
 	}
@@ -111,61 +112,61 @@ func (r *gitRepo) diskStates(rels ...string) map[string]fileState {
 func TestFilesGitOverlooks(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(r *gitRepo, f func(string) string)
+		change func(r *testtool.GitRepo, f func(string) string)
 	}{
-		{"assume-unchanged, changed", func(r *gitRepo, f func(string) string) {
-			r.git("update-index", "--assume-unchanged", f("a.txt"))
-			r.write(f("a.txt"), "changed but assumed unchanged\n", 0o644)
+		{"assume-unchanged, changed", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("update-index", "--assume-unchanged", f("a.txt"))
+			r.Write(f("a.txt"), "changed but assumed unchanged\n", 0o644)
 		}},
-		{"assume-unchanged, same size", func(r *gitRepo, f func(string) string) {
-			r.git("update-index", "--assume-unchanged", f("a.txt"))
-			r.write(f("a.txt"), "ALPHA\n", 0o644)
+		{"assume-unchanged, same size", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("update-index", "--assume-unchanged", f("a.txt"))
+			r.Write(f("a.txt"), "ALPHA\n", 0o644)
 		}},
-		{"skip-worktree, changed", func(r *gitRepo, f func(string) string) {
-			r.git("update-index", "--skip-worktree", f("b.txt"))
-			r.write(f("b.txt"), "changed but skipped\n", 0o644)
+		{"skip-worktree, changed", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("update-index", "--skip-worktree", f("b.txt"))
+			r.Write(f("b.txt"), "changed but skipped\n", 0o644)
 		}},
-		{"skip-worktree, deleted", func(r *gitRepo, f func(string) string) {
-			r.git("update-index", "--skip-worktree", f("b.txt"))
-			os.Remove(filepath.Join(r.root, f("b.txt")))
+		{"skip-worktree, deleted", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("update-index", "--skip-worktree", f("b.txt"))
+			os.Remove(filepath.Join(r.Root, f("b.txt")))
 		}},
-		{"both flags, changed", func(r *gitRepo, f func(string) string) {
-			r.git("update-index", "--assume-unchanged", "--skip-worktree", f("c.txt"))
-			r.write(f("c.txt"), "changed, both flags\n", 0o644)
+		{"both flags, changed", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("update-index", "--assume-unchanged", "--skip-worktree", f("c.txt"))
+			r.Write(f("c.txt"), "changed, both flags\n", 0o644)
 		}},
-		{"fileMode false, made executable", func(r *gitRepo, f func(string) string) {
-			r.git("config", "core.fileMode", "false")
-			os.Chmod(filepath.Join(r.root, f("a.txt")), 0o755)
+		{"fileMode false, made executable", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("config", "core.fileMode", "false")
+			os.Chmod(filepath.Join(r.Root, f("a.txt")), 0o755)
 		}},
-		{"fileMode false, no longer executable", func(r *gitRepo, f func(string) string) {
-			r.git("config", "core.fileMode", "false")
-			os.Chmod(filepath.Join(r.root, f("run.sh")), 0o644)
+		{"fileMode false, no longer executable", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("config", "core.fileMode", "false")
+			os.Chmod(filepath.Join(r.Root, f("run.sh")), 0o644)
 		}},
-		{"assume-unchanged, made executable", func(r *gitRepo, f func(string) string) {
-			r.git("update-index", "--assume-unchanged", f("a.txt"))
-			os.Chmod(filepath.Join(r.root, f("a.txt")), 0o755)
+		{"assume-unchanged, made executable", func(r *testtool.GitRepo, f func(string) string) {
+			r.Git("update-index", "--assume-unchanged", f("a.txt"))
+			os.Chmod(filepath.Join(r.Root, f("a.txt")), 0o755)
 		}},
 	}
 	for _, tt := range tests {
 		for _, sub := range []string{"", "ws/"} {
 			t.Run(tt.name+map[string]string{"": "", "ws/": ", workspace below the top"}[sub], func(t *testing.T) {
-				r := newGitRepo(t)
+				r := testtool.NewGitRepo(t)
 				f := func(name string) string { return sub + name }
-				r.write(f("a.txt"), "alpha\n", 0o644)
-				r.write(f("b.txt"), "bravo\n", 0o644)
-				r.write(f("c.txt"), "charlie\n", 0o644)
-				r.write(f("run.sh"), "echo hi\n", 0o755)
-				r.git("add", "-A")
-				r.git("commit", "-qm", "base")
+				r.Write(f("a.txt"), "alpha\n", 0o644)
+				r.Write(f("b.txt"), "bravo\n", 0o644)
+				r.Write(f("c.txt"), "charlie\n", 0o644)
+				r.Write(f("run.sh"), "echo hi\n", 0o755)
+				r.Git("add", "-A")
+				r.Git("commit", "-qm", "base")
 				tt.change(r, f)
-				ws := &gitRepo{t: t, root: filepath.Join(r.root, sub), env: r.env}
-				want := ws.diskStates("a.txt", "b.txt", "c.txt", "run.sh")
+				ws := &testtool.GitRepo{T: t, Root: filepath.Join(r.Root, sub), Env: r.Env}
+				want := diskStates(ws, "a.txt", "b.txt", "c.txt", "run.sh")
 				ways := []bool{false}
 				if indexStatSupported && sub == "" {
 					ways = append(ways, true)
 				}
 				for _, fromIndex := range ways {
-					got, err := ws.tracked(fromIndex)
+					got, err := trackedOf(ws, fromIndex)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -185,39 +186,39 @@ func TestFilesGitOverlooks(t *testing.T) {
 // an edit inside a submodule changes the key. Also when the scan is
 // restricted to a directory inside the submodule.
 func TestNestedRepositories(t *testing.T) {
-	lib := newGitRepo(t)
-	lib.write("pkg/index.js", "export const lib = 1\n", 0o644)
-	lib.write(".gitignore", "*.log\n", 0o644)
-	lib.git("add", "-A")
-	lib.git("commit", "-qm", "lib")
+	lib := testtool.NewGitRepo(t)
+	lib.Write("pkg/index.js", "export const lib = 1\n", 0o644)
+	lib.Write(".gitignore", "*.log\n", 0o644)
+	lib.Git("add", "-A")
+	lib.Git("commit", "-qm", "lib")
 
-	r := newGitRepo(t)
-	r.write("app/index.js", "app\n", 0o644)
-	r.git("add", "-A")
-	r.git("commit", "-qm", "app")
-	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "vendor/lib")
-	r.git("commit", "-qm", "submodule")
-	inner := &gitRepo{t: t, root: filepath.Join(r.root, "inner"), env: r.env}
-	os.MkdirAll(inner.root, 0o755)
-	inner.git("init", "-q")
-	inner.write("tracked.txt", "tracked in inner\n", 0o644)
-	inner.git("add", "-A")
-	inner.git("-c", "commit.gpgsign=false", "commit", "-qm", "inner")
+	r := testtool.NewGitRepo(t)
+	r.Write("app/index.js", "app\n", 0o644)
+	r.Git("add", "-A")
+	r.Git("commit", "-qm", "app")
+	r.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.Root, "vendor/lib")
+	r.Git("commit", "-qm", "submodule")
+	inner := &testtool.GitRepo{T: t, Root: filepath.Join(r.Root, "inner"), Env: r.Env}
+	os.MkdirAll(inner.Root, 0o755)
+	inner.Git("init", "-q")
+	inner.Write("tracked.txt", "tracked in inner\n", 0o644)
+	inner.Git("add", "-A")
+	inner.Git("-c", "commit.gpgsign=false", "commit", "-qm", "inner")
 
-	r.write("vendor/lib/pkg/index.js", "export const lib = 2 // edited in the submodule\n", 0o644)
-	r.write("vendor/lib/pkg/new.js", "untracked in the submodule\n", 0o644)
-	r.write("vendor/lib/pkg/debug.log", "ignored by the submodule\n", 0o644)
-	r.write("inner/untracked.txt", "untracked in inner\n", 0o644)
+	r.Write("vendor/lib/pkg/index.js", "export const lib = 2 // edited in the submodule\n", 0o644)
+	r.Write("vendor/lib/pkg/new.js", "untracked in the submodule\n", 0o644)
+	r.Write("vendor/lib/pkg/debug.log", "ignored by the submodule\n", 0o644)
+	r.Write("inner/untracked.txt", "untracked in inner\n", 0o644)
 
-	want := r.diskStates("app/index.js", ".gitmodules", "vendor/lib/.gitignore", "vendor/lib/pkg/index.js",
+	want := diskStates(r, "app/index.js", ".gitmodules", "vendor/lib/.gitignore", "vendor/lib/pkg/index.js",
 		"vendor/lib/pkg/new.js", "inner/tracked.txt", "inner/untracked.txt")
 	check := func(want map[string]fileState) {
 		t.Helper()
 		for _, throughGit := range []bool{false, true} {
 			for _, dirs := range [][]string{nil, {"vendor/lib/pkg", "inner", "app", ".gitmodules"}} {
-				sc := r.scanner()
+				sc := scannerOf(r)
 				if throughGit { // as in a git hook: the index is not read directly
-					sc.env = append(sc.env, "GIT_INDEX_FILE="+filepath.Join(r.root, ".git", "index"))
+					sc.env = append(sc.env, "GIT_INDEX_FILE="+filepath.Join(r.Root, ".git", "index"))
 				}
 				snap, err := sc.scan(dirs)
 				if err != nil {
@@ -241,13 +242,13 @@ func TestNestedRepositories(t *testing.T) {
 	check(want)
 
 	// A submodule that is not checked out: what its directory holds.
-	r.git("submodule", "deinit", "-q", "-f", "vendor/lib")
+	r.Git("submodule", "deinit", "-q", "-f", "vendor/lib")
 	delete(want, "vendor/lib/.gitignore")
 	delete(want, "vendor/lib/pkg/index.js")
 	delete(want, "vendor/lib/pkg/new.js")
 	check(want)
-	r.write("vendor/lib/pkg/stray.js", "a file in a submodule that is not checked out\n", 0o644)
-	want["vendor/lib/pkg/stray.js"] = r.diskStates("vendor/lib/pkg/stray.js")["vendor/lib/pkg/stray.js"]
+	r.Write("vendor/lib/pkg/stray.js", "a file in a submodule that is not checked out\n", 0o644)
+	want["vendor/lib/pkg/stray.js"] = diskStates(r, "vendor/lib/pkg/stray.js")["vendor/lib/pkg/stray.js"]
 	check(want)
 }
 
