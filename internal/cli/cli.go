@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -135,10 +136,10 @@ func Main(p Process) (int, error) {
 //go:noinline
 func growStack() {
 	var pad [12 << 10]byte
-	stackSink = pad[stackSink&1]
+	stackSink.Store(uint32(pad[stackSink.Load()&1])) // atomic: tests call Main from parallel goroutines
 }
 
-var stackSink byte
+var stackSink atomic.Uint32
 
 // onlyPrints reports whether args ask for help or the version: vx prints
 // them and ends, with nothing to stop.
