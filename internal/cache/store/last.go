@@ -114,6 +114,13 @@ func (s *Store) WriteLast(u LastUse) {
 	if sameContent(path, data) {
 		return
 	}
+	s.putFile(path, data)
+}
+
+// putFile puts data at path in the store (its directory made), through a
+// temporary file renamed over it: best effort, for records that only save
+// work (a failure leaves the old record or none).
+func (s *Store) putFile(path string, data []byte) {
 	f, err := s.TempFile()
 	if err != nil {
 		return

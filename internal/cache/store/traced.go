@@ -23,22 +23,7 @@ func (s *Store) tracedPath(action reapi.Digest) string {
 // read outside its key, beside action's entry. Best effort, like the
 // record of a task's last entry.
 func (s *Store) WriteTraced(action reapi.Digest, data []byte) {
-	path := s.tracedPath(action)
-	f, err := s.TempFile()
-	if err != nil {
-		return
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
+	s.putFile(s.tracedPath(action), data)
 }
 
 // ReadTraced returns the record kept beside the entry of action, nil when
